@@ -1,0 +1,1 @@
+"""Dicecup: a self-hostable multiplayer dice-game server (Yahtzee and Yacht)."""
