@@ -30,8 +30,8 @@ UPPER = (Box.ONES, Box.TWOS, Box.THREES, Box.FOURS, Box.FIVES, Box.SIXES)
 class Yacht(RuleSet):
     name = "yacht"
     label = "Yacht"
-    boxes = tuple(Box)
-    upper_boxes = UPPER
+    boxes = tuple(box.value for box in Box)
+    upper_boxes = tuple(box.value for box in UPPER)
     box_labels = MappingProxyType(
         {
             Box.YACHT: "Yacht",

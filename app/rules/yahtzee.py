@@ -66,8 +66,8 @@ def is_yahtzee(dice: Dice) -> bool:
 class Yahtzee(RuleSet):
     name = "yahtzee"
     label = "Yahtzee"
-    boxes = tuple(Box)
-    upper_boxes = UPPER
+    boxes = tuple(box.value for box in Box)
+    upper_boxes = tuple(box.value for box in UPPER)
     option_specs = MappingProxyType(
         {
             "joker": OptionSpec(Joker.FORCED.value, (Joker.FORCED.value, Joker.FREE.value)),

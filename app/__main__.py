@@ -1,0 +1,43 @@
+"""``python -m app serve``: apply migrations, then serve with uvicorn.
+``python -m app migrate``: only apply migrations (a prestart step for replicas)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+
+import uvicorn
+
+from app.config import Settings
+from app.db.migrate import upgrade
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m app", description="Dicecup server")
+    sub = parser.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser("serve", help="apply migrations and serve")
+    serve.add_argument("--host", help="default: DICECUP_HOST or 127.0.0.1")
+    serve.add_argument("--port", type=int, help="default: DICECUP_PORT or 8000")
+    serve.add_argument("--workers", type=int, default=1)
+    sub.add_parser("migrate", help="apply migrations and exit")
+    args = parser.parse_args(argv)
+
+    settings = Settings()
+    logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if args.command == "migrate" or settings.migrate_on_start:
+        upgrade(settings.database_url)
+    if args.command == "serve":
+        uvicorn.run(
+            "app.main:app",
+            host=args.host or settings.host,
+            port=args.port or settings.port,
+            workers=args.workers,
+            log_level=settings.log_level,
+            # per-message deflate costs ~50 KiB per socket and CPU on every push
+            ws_per_message_deflate=False,
+            proxy_headers=True,
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,61 @@
+"""Encoding and error responses: every error body is ``{"detail", "code"}``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException
+from starlette.responses import JSONResponse, Response
+
+from app.rooms import DomainError
+
+
+class ORJSONResponse(JSONResponse):
+    media_type = "application/json"
+
+    def render(self, content: Any) -> bytes:
+        return orjson.dumps(content)
+
+
+def error_response(status: int, code: str, detail: str, **extra: Any) -> ORJSONResponse:
+    return ORJSONResponse({"detail": detail, "code": code, **extra}, status_code=status)
+
+
+_HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 413: "too_large"}
+
+
+def _jsonable_errors(errors: Any) -> list[dict[str, Any]]:
+    out = []
+    for error in errors:
+        item = {k: v for k, v in error.items() if k in ("type", "loc", "msg")}
+        item["loc"] = [str(part) for part in item.get("loc", ())]
+        out.append(item)
+    return out
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(DomainError)
+    async def _domain(request: Request, exc: DomainError) -> Response:
+        errors = getattr(exc, "errors", None)
+        extra = {} if errors is None else {"errors": errors}
+        return error_response(exc.status, exc.code, exc.detail, **extra)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(request: Request, exc: RequestValidationError) -> Response:
+        errors = _jsonable_errors(exc.errors())
+        first = errors[0]["msg"] if errors else "invalid request"
+        return error_response(422, "invalid_request", f"invalid request: {first}", errors=errors)
+
+    @app.exception_handler(HTTPException)
+    async def _http(request: Request, exc: HTTPException) -> Response:
+        code = _HTTP_CODES.get(exc.status_code, "http_error")
+        return error_response(exc.status_code, code, str(exc.detail))
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> Response:
+        # A bug, never bad input: logged by the server with its traceback.
+        request.app.state.logger.exception("unhandled error on %s %s", request.method, request.url.path)
+        return error_response(500, "internal_error", "internal server error")

@@ -1,0 +1,180 @@
+"""The REST API of ``API.md``: routes parse, call the service, serialize."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path, Query, Request, Response
+from pydantic import TypeAdapter
+
+from app.rooms import ActionRequest
+from app.rules import RULESETS
+
+from . import schemas
+from .body import capped_body, parse, request_body, too_large
+from .deps import ServiceDep, SettingsDep, TokenDep
+from .responses import ORJSONResponse
+
+router = APIRouter(prefix="/api", default_response_class=ORJSONResponse)
+
+CREATE = TypeAdapter(schemas.CreateRoom)
+JOIN = TypeAdapter(schemas.JoinRoom)
+ACTION: TypeAdapter[schemas.RollAction | schemas.KeepAction | schemas.ScoreAction] = TypeAdapter(schemas.ActionBody)
+
+Code = Annotated[str, Path(description="the room's code", examples=["K7QXRP"], max_length=16)]
+
+
+def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
+    return {code: {"model": schemas.Error} for code in codes}
+
+
+def action_request(body: schemas.RollAction | schemas.KeepAction | schemas.ScoreAction) -> ActionRequest:
+    if isinstance(body, schemas.RollAction):
+        keep = None if body.keep is None else tuple(body.keep)
+        return ActionRequest("roll", keep=keep, expected_version=body.expected_version, id=body.id)
+    if isinstance(body, schemas.KeepAction):
+        return ActionRequest("keep", dice=tuple(body.dice), expected_version=body.expected_version, id=body.id)
+    return ActionRequest("score", box=body.box, expected_version=body.expected_version, id=body.id)
+
+
+@router.post(
+    "/rooms",
+    status_code=201,
+    summary="Create a room; the creator is seated as its host",
+    response_model=schemas.Created,
+    responses=_errors(413, 422),
+    openapi_extra=request_body("CreateRoom", CREATE),
+)
+async def create_room(request: Request, service: ServiceDep, settings: SettingsDep) -> Response:
+    body = await capped_body(request, settings.max_body_bytes)
+    if body is None:
+        raise too_large(settings.max_body_bytes)
+    data = parse(CREATE, body)
+    room, player, token = await service.create_room(data.ruleset, data.name, data.options, data.max_players)
+    return ORJSONResponse({"room": room, "player": player, "token": token}, status_code=201)
+
+
+@router.get("/rooms/{code}", summary="A room", response_model=schemas.RoomOut, responses=_errors(404))
+async def get_room(code: Code, service: ServiceDep) -> Response:
+    return ORJSONResponse(await service.get_room(code))
+
+
+@router.post(
+    "/rooms/{code}/players",
+    status_code=201,
+    summary="Take a seat (between games only)",
+    response_model=schemas.Joined,
+    responses=_errors(404, 409, 413, 422),
+    openapi_extra=request_body("JoinRoom", JOIN),
+)
+async def join_room(code: Code, request: Request, service: ServiceDep, settings: SettingsDep) -> Response:
+    await service.get_room(code)  # 404 comes first
+    body = await capped_body(request, settings.max_body_bytes)
+    if body is None:
+        raise too_large(settings.max_body_bytes)
+    data = parse(JOIN, body)
+    player, token = await service.join(code, data.name)
+    return ORJSONResponse({"player": player, "token": token}, status_code=201)
+
+
+@router.delete(
+    "/rooms/{code}/players/{player_id}",
+    status_code=204,
+    summary="Leave (own token) or remove a player (host), between games",
+    responses=_errors(401, 403, 404, 409),
+)
+async def leave_room(code: Code, player_id: str, service: ServiceDep, token: TokenDep) -> Response:
+    seat = await service.authenticate(code, token)
+    await service.leave(code, seat, player_id)
+    return Response(status_code=204)
+
+
+@router.post(
+    "/rooms/{code}/games",
+    status_code=201,
+    summary="Start the next game (host), roll-off included",
+    response_model=schemas.RoomOut,
+    responses=_errors(401, 403, 404, 409),
+)
+async def start_game(code: Code, service: ServiceDep, token: TokenDep) -> Response:
+    seat = await service.authenticate(code, token)
+    return ORJSONResponse(await service.start_game(code, seat), status_code=201)
+
+
+@router.get(
+    "/rooms/{code}/games/{number}",
+    summary="One game of the room (Game #1, #2, ...)",
+    response_model=schemas.GameOut,
+    responses=_errors(404),
+)
+async def get_game(code: Code, number: Annotated[int, Path(ge=1)], service: ServiceDep) -> Response:
+    return ORJSONResponse(await service.get_game(code, number))
+
+
+@router.get(
+    "/rooms/{code}/events",
+    summary="The room's events after a version (resume, replay, audit)",
+    response_model=schemas.EventsOut,
+    responses=_errors(404, 422),
+)
+async def get_events(
+    code: Code,
+    service: ServiceDep,
+    after: Annotated[int, Query(ge=0)] = 0,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+) -> Response:
+    return ORJSONResponse(await service.events_after(code, after, limit))
+
+
+@router.post(
+    "/rooms/{code}/actions",
+    summary="Roll, keep or score",
+    response_model=schemas.ActionOut,
+    responses=_errors(401, 403, 404, 409, 413, 422, 429),
+    openapi_extra=request_body("Action", ACTION)
+    | {
+        "x-examples": [
+            {"type": "roll"},
+            {"type": "keep", "dice": [0, 2, 3]},
+            {"type": "roll", "keep": [0, 2, 3], "id": "c-17"},
+            {"type": "score", "box": "full_house", "expected_version": 42},
+        ]
+    },
+)
+async def act(code: Code, request: Request, service: ServiceDep, settings: SettingsDep, token: TokenDep) -> Response:
+    body = await capped_body(request, settings.max_body_bytes)
+    seat = await service.authenticate(
+        code, token, body_error=None if body is not None else too_large(settings.max_body_bytes)
+    )
+    action = action_request(parse(ACTION, body or b""))
+    outcome = await service.act(code, seat, action)
+    return ORJSONResponse({"version": outcome.version, "events": outcome.events, "room": outcome.room})
+
+
+@router.get("/rulesets", summary="The rule sets, their boxes and options", response_model=list[schemas.RulesetOut])
+async def rulesets() -> Response:
+    out = []
+    for rules in RULESETS.values():
+        options: dict[str, Any] = {
+            name: {"default": spec.default, "choices": list(spec.choices)} for name, spec in rules.option_specs.items()
+        }
+        options["hints"] = {"default": True, "choices": [True, False]}
+        out.append(
+            {
+                "name": rules.name,
+                "label": rules.label,
+                "rounds": rules.rounds,
+                "boxes": [
+                    {"id": box, "label": rules.box_labels.get(box, box), "section": rules.section(box)}
+                    for box in rules.boxes
+                ],
+                "options": options,
+            }
+        )
+    return ORJSONResponse(out)
+
+
+@router.get("/health", summary="Liveness and database reachability")
+async def health(service: ServiceDep) -> Response:
+    await service.ping()
+    return ORJSONResponse({"status": "ok"})

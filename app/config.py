@@ -1,0 +1,51 @@
+"""Settings: one class, read from the environment (prefix ``DICECUP_``) when
+the app is built, never at import time."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_SQLITE = "sqlite+aiosqlite:///./data/dicecup.db"
+
+
+def normalize_database_url(url: str) -> str:
+    """Accept the URLs people write (``postgresql://``, ``postgres://``,
+    ``sqlite:///``) and pick the async driver the server uses."""
+    for prefix in ("postgresql://", "postgres://", "postgresql+psycopg2://"):
+        if url.startswith(prefix):
+            return "postgresql+asyncpg://" + url[len(prefix) :]
+    if url.startswith("sqlite://"):
+        return "sqlite+aiosqlite://" + url[len("sqlite://") :]
+    return url
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="DICECUP_", env_file=".env", extra="ignore")
+
+    database_url: str = Field(
+        DEFAULT_SQLITE, description="SQLAlchemy URL; SQLite by default, postgresql:// for deployments"
+    )
+    redis_url: str | None = Field(None, description="Redis for fan-out across instances; unset = single instance")
+    host: str = "127.0.0.1"
+    port: int = 8000
+    log_level: Literal["critical", "error", "warning", "info", "debug"] = "info"
+    migrate_on_start: bool = Field(True, description="apply Alembic migrations before serving")
+    max_body_bytes: int = Field(16 * 1024, description="larger request bodies and WebSocket messages are refused")
+    rate_limits: bool = Field(True, description="false turns every rate limit off (benchmarks)")
+    actions_per_second: float = Field(20.0, description="per seat, REST and WebSocket together")
+    requests_per_minute: int = Field(1200, description="per client IP, every REST request")
+    sqlite_busy_timeout_ms: int = 10_000
+    static_dir: Path | None = Field(None, description="serve the web client from here (default: the bundled one)")
+
+    @field_validator("database_url")
+    @classmethod
+    def _driver(cls, value: str) -> str:
+        return normalize_database_url(value)
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.database_url.startswith("sqlite")

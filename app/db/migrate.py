@@ -1,0 +1,36 @@
+"""Apply the Alembic migrations from code (the server does it before serving)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+
+from .database import sqlite_path
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+
+
+def alembic_config(database_url: str) -> Config:
+    config = Config(str(PROJECT_ROOT / "alembic.ini"))
+    config.set_main_option("script_location", str(PROJECT_ROOT / "migrations"))
+    config.attributes["database_url"] = database_url
+    config.attributes["configure_logger"] = False
+    return config
+
+
+def upgrade(database_url: str, revision: str = "head") -> None:
+    """Bring the database at ``database_url`` to ``revision``. Blocking: call
+    it before the event loop starts, or in a thread."""
+    path = sqlite_path(database_url) if database_url.startswith("sqlite") else None
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    command.upgrade(alembic_config(database_url), revision)
+
+
+async def upgrade_async(database_url: str, revision: str = "head") -> None:
+    """:func:`upgrade` from async code: Alembic runs its own event loop, so it gets a thread."""
+    import asyncio
+
+    await asyncio.to_thread(upgrade, database_url, revision)

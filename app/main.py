@@ -1,0 +1,60 @@
+"""The application factory. Nothing is configured at import time: settings,
+engine and service are made when the app starts (``lifespan``)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+
+from app.api.body import BODY_SCHEMAS
+from app.api.responses import install_error_handlers
+from app.api.routes import router
+from app.config import Settings
+from app.db import Database
+from app.rooms import RoomService
+
+DESCRIPTION = """\
+Dicecup keeps game rooms of Yahtzee and Yacht, checks every roll, keep and
+score against its rules engine, and pushes each turn to connected players.
+Errors are `{"detail", "code"}`; see `docs/api.md` in the project for the
+whole contract, the WebSocket protocol included.
+"""
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """Build the app. ``settings`` defaults to the environment's, read at startup."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        config = settings or Settings()
+        db = Database(config.database_url, busy_timeout_ms=config.sqlite_busy_timeout_ms)
+        app.state.settings = config
+        app.state.db = db
+        app.state.service = RoomService(db)
+        try:
+            yield
+        finally:
+            await db.dispose()
+
+    app = FastAPI(title="Dicecup", version="0.1.0", description=DESCRIPTION, lifespan=lifespan)
+    app.state.logger = logging.getLogger("dicecup")
+    install_error_handlers(app)
+    app.include_router(router)
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
+            schema.setdefault("components", {}).setdefault("schemas", {}).update(BODY_SCHEMAS)
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+    return app
+
+
+app = create_app()

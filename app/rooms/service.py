@@ -1,0 +1,446 @@
+"""The room use cases: create, join, leave, start a game, act, and reads.
+
+Every write is one transaction that locks the room first (``SELECT ... FOR
+UPDATE`` on PostgreSQL; on SQLite the ``BEGIN IMMEDIATE`` of
+:meth:`Database.write` already holds the database's write lock), appends its
+events with consecutive versions, and commits. Only after the commit are the
+events handed to the publisher: a refused or rolled-back action is never seen
+by anyone but its sender.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.db import ActionResult, Database, Event, Game, Player, Room
+from app.db.models import utcnow
+from app.rules import (
+    MAX_PLAYERS,
+    Action,
+    FairDice,
+    GameFinished,
+    InvalidOptions,
+    Keep,
+    Roll,
+    RuleViolation,
+    Score,
+    UnknownRuleset,
+    apply,
+    get_ruleset,
+    new_game,
+    state_from_dict,
+    state_to_dict,
+)
+from app.rules import Event as RulesEvent
+
+from . import secrets
+from .errors import DomainError
+from .views import JSON, event_view, game_view, player_view, room_view
+
+ROOM_OPTIONS = {"hints": True}
+"""Options every room has on top of its rule set's."""
+
+
+class Publisher(Protocol):
+    """Receives each action's committed events, with the room as it stands after them."""
+
+    async def publish(self, code: str, events: Sequence[JSON], room: JSON) -> None: ...
+
+
+class Presence(Protocol):
+    """Which seats of a room have a live connection."""
+
+    def connected(self, code: str) -> Collection[str]: ...
+
+
+@dataclass(frozen=True)
+class Seat:
+    """An authenticated seat token."""
+
+    player_id: str
+    room_code: str
+
+
+@dataclass(frozen=True)
+class ActionRequest:
+    """One action, as a client sends it over REST or WebSocket."""
+
+    type: Literal["roll", "keep", "score"]
+    dice: tuple[int, ...] | None = None
+    keep: tuple[int, ...] | None = None
+    box: str | None = None
+    expected_version: int | None = None
+    id: str | None = None
+
+    def canonical(self) -> JSON:
+        """The action itself, without its id or version check: what a reused id is compared by."""
+        data: JSON = {"type": self.type}
+        for name in ("dice", "keep", "box"):
+            value = getattr(self, name)
+            if value is not None:
+                data[name] = list(value) if isinstance(value, tuple) else value
+        return data
+
+    def for_engine(self, player_id: str) -> Action:
+        if self.type == "roll":
+            return Roll(player_id, self.keep)
+        if self.type == "keep":
+            return Keep(player_id, self.dice or ())
+        return Score(player_id, self.box or "")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What an applied action answers: the room's version after it, its events, the room."""
+
+    version: int
+    events: list[JSON]
+    room: JSON
+    replayed: bool = False
+
+
+@dataclass
+class _Changes:
+    """Events staged in one transaction, published after its commit."""
+
+    events: list[Event] = field(default_factory=list)
+
+
+class RoomService:
+    def __init__(self, db: Database, publisher: Publisher | None = None, presence: Presence | None = None) -> None:
+        self.db = db
+        self.publisher = publisher
+        self.presence = presence
+
+    # -- reads --------------------------------------------------------------------------
+
+    async def authenticate(self, code: str, token: str | None, body_error: DomainError | None = None) -> Seat:
+        """The seat a token stands for, checked in the precedence of ``API.md``:
+        ``room_not_found``, then ``body_error`` if given (a body too large),
+        then ``unauthorized`` (no or unknown token), then ``forbidden`` (a
+        token of another room)."""
+        async with self.db.read() as session:
+            room = await self._room(session, code)
+            if body_error is not None:
+                raise body_error
+            if not token:
+                raise DomainError("unauthorized", "this needs a seat token (Authorization: Bearer ...)")
+            player = (
+                await session.execute(select(Player).where(Player.token_hash == secrets.token_hash(token)))
+            ).scalar_one_or_none()
+            if player is None or player.left_at is not None:
+                raise DomainError("unauthorized", "unknown seat token")
+            if player.room_id != room.id:
+                raise DomainError("forbidden", "this token belongs to another room")
+            return Seat(player.id, room.code)
+
+    async def ping(self) -> None:
+        async with self.db.read() as session:
+            await session.execute(select(1))
+
+    async def get_room(self, code: str) -> JSON:
+        async with self.db.read() as session:
+            room = await self._room(session, code)
+            return await self._view(session, room)
+
+    async def get_game(self, code: str, number: int) -> JSON:
+        async with self.db.read() as session:
+            room = await self._room(session, code)
+            game = await self._game(session, room, number)
+            if game is None:
+                raise DomainError("game_not_found", f"room {room.code} has no game #{number}")
+            return game_view(game)
+
+    async def events_after(self, code: str, after: int = 0, limit: int = 100) -> JSON:
+        async with self.db.read() as session:
+            room = await self._room(session, code)
+            rows = (
+                await session.execute(
+                    select(Event)
+                    .where(Event.room_id == room.id, Event.version > after)
+                    .order_by(Event.version)
+                    .limit(limit + 1)
+                )
+            ).scalars()
+            events = [event_view(e) for e in rows]
+            return {"events": events[:limit], "version": room.version, "more": len(events) > limit}
+
+    # -- writes -------------------------------------------------------------------------
+
+    async def create_room(
+        self, ruleset: str, name: str, options: dict[str, Any] | None = None, max_players: int = 4
+    ) -> tuple[JSON, JSON, str]:
+        """A new room with its creator seated as host: (room, player, token)."""
+        room_options = self.check_options(ruleset, options)
+        if not 1 <= max_players <= MAX_PLAYERS:
+            raise DomainError("invalid_request", f"max_players is 1 to {MAX_PLAYERS}")
+        token = secrets.new_token()
+        changes = _Changes()
+        async with self.db.write() as session:
+            code = await self._free_code(session)
+            room = Room(
+                code=code,
+                ruleset=ruleset,
+                options=room_options,
+                max_players=max_players,
+                status="lobby",
+                version=0,
+                game_number=0,
+            )
+            session.add(room)
+            await session.flush()
+            player = self._seat(room, name, 0, token)
+            session.add(player)
+            room.host_id = player.id
+            await session.flush()
+            self._append(session, room, changes, [("player_joined", player.id, {"player": self._pv(player, room)})])
+            view = await self._view(session, room)
+        await self._publish(view, changes)
+        return view, self._pv(player, room), token
+
+    async def join(self, code: str, name: str) -> tuple[JSON, str]:
+        token = secrets.new_token()
+        changes = _Changes()
+        async with self.db.write() as session:
+            room = await self._room(session, code, lock=True)
+            if room.status == "playing":
+                raise DomainError("game_in_progress", "players can join only between games")
+            seated = await self._players(session, room)
+            if len(seated) >= room.max_players:
+                raise DomainError("room_full", f"room {room.code} has all {room.max_players} seats taken")
+            player = self._seat(room, name, len(seated), token)
+            session.add(player)
+            await session.flush()
+            self._append(session, room, changes, [("player_joined", player.id, {"player": self._pv(player, room)})])
+            view = await self._view(session, room)
+        await self._publish(view, changes)
+        return self._pv(player, room), token
+
+    async def leave(self, code: str, actor: Seat, player_id: str) -> None:
+        """A player leaves (own token) or the host removes them, between games."""
+        changes = _Changes()
+        async with self.db.write() as session:
+            room = await self._room(session, code, lock=True)
+            seated = await self._players(session, room)
+            target = next((p for p in seated if p.id == player_id), None)
+            if target is None:
+                raise DomainError("player_not_found", f"room {room.code} has no player {player_id}")
+            if actor.player_id not in (target.id, room.host_id):
+                raise DomainError("not_host", "only the host can remove another player")
+            if room.status == "playing":
+                raise DomainError("game_in_progress", "players can leave only between games")
+            left_view = self._pv(target, room)
+            target.left_at = utcnow()
+            target.seat = None
+            remaining = [p for p in seated if p.id != target.id]
+            for seat, player in enumerate(remaining):
+                player.seat = seat
+            if room.host_id == target.id:
+                room.host_id = next((p.id for p in remaining if p.bot is None), None)
+            self._append(session, room, changes, [("player_left", target.id, {"player": left_view})])
+            view = await self._view(session, room)
+        await self._publish(view, changes)
+
+    async def start_game(self, code: str, actor: Seat) -> JSON:
+        """The host starts the next game (Game #1, #2, ...), roll-off included."""
+        changes = _Changes()
+        async with self.db.write() as session:
+            room = await self._room(session, code, lock=True)
+            if actor.player_id != room.host_id:
+                raise DomainError("not_host", "only the host can start a game")
+            if room.status == "playing":
+                raise DomainError("game_in_progress", "a game is already being played")
+            seated = await self._players(session, room)
+            dice = FairDice.new()
+            number = room.game_number + 1
+            rules_options = {k: v for k, v in room.options.items() if k not in ROOM_OPTIONS}
+            transition = new_game(room.ruleset, [p.id for p in seated], dice, rules_options, number)
+            game = Game(
+                room_id=room.id,
+                number=number,
+                status="playing",
+                state=state_to_dict(transition.state),
+                seed=dice.seed_hex,
+                commitment=dice.commitment,
+            )
+            session.add(game)
+            room.game_number = number
+            room.status = "playing"
+            self._append_rules_events(session, room, changes, transition.events, actor.player_id)
+            await session.flush()
+            view = await self._view(session, room, game)
+        await self._publish(view, changes)
+        return view
+
+    async def act(self, code: str, actor: Seat, request: ActionRequest) -> Outcome:
+        """Validate and apply one action; see ``API.md`` for the order of refusals."""
+        changes = _Changes()
+        async with self.db.write() as session:
+            room = await self._room(session, code, lock=True)
+            if request.id is not None:
+                replay = await self._replay(session, room, actor, request)
+                if replay is not None:
+                    return replay
+            if request.expected_version is not None and request.expected_version != room.version:
+                raise DomainError("stale_version", f"the room is at version {room.version}")
+            game = await self._game(session, room, room.game_number)
+            if game is None:
+                raise DomainError("game_not_started", "no game has started in this room")
+            if game.status == "finished":
+                raise DomainError("game_over", "the game is over")
+            state = state_from_dict(game.state)
+            try:
+                transition = apply(state, request.for_engine(actor.player_id), FairDice.from_hex(game.seed))
+            except RuleViolation as refused:
+                raise DomainError(refused.code, refused.detail) from None
+            game.state = state_to_dict(transition.state)
+            for event in transition.events:
+                if isinstance(event, GameFinished):
+                    game.status = "finished"
+                    game.totals = dict(event.totals)
+                    game.winners = list(event.winners)
+                    game.finished_at = utcnow()
+                    room.status = "finished"
+            first = room.version + 1
+            self._append_rules_events(session, room, changes, transition.events, actor.player_id)
+            if request.id is not None:
+                session.add(
+                    ActionResult(
+                        room_id=room.id,
+                        player_id=actor.player_id,
+                        game_number=room.game_number,
+                        client_id=request.id,
+                        action=request.canonical(),
+                        first_version=first,
+                        version=room.version,
+                    )
+                )
+            view = await self._view(session, room, game, transition.state)
+        await self._publish(view, changes)
+        return Outcome(view["version"], [event_view(e) for e in changes.events], view)
+
+    # -- helpers --------------------------------------------------------------------------
+
+    @staticmethod
+    def check_options(ruleset: str, options: dict[str, Any] | None) -> dict[str, Any]:
+        """The room's full options (rule set's and the room's own, defaults filled in)."""
+        try:
+            rules = get_ruleset(ruleset)
+        except UnknownRuleset:
+            raise DomainError("invalid_request", f"unknown rule set {ruleset!r}") from None
+        options = dict(options or {})
+        room_options = {}
+        for name, default in ROOM_OPTIONS.items():
+            value = options.pop(name, default)
+            if type(value) is not type(default):
+                raise DomainError("invalid_request", f"option {name} must be a {type(default).__name__}")
+            room_options[name] = value
+        try:
+            return {**rules.normalize_options(options), **room_options}
+        except InvalidOptions as invalid:
+            raise DomainError("invalid_request", str(invalid)) from None
+
+    async def _free_code(self, session: AsyncSession) -> str:
+        while True:
+            code = secrets.new_room_code()
+            taken = (await session.execute(select(Room.id).where(Room.code == code))).first()
+            if taken is None:
+                return code
+
+    @staticmethod
+    def _seat(room: Room, name: str, seat: int, token: str | None, bot: str | None = None) -> Player:
+        return Player(
+            id=secrets.new_player_id(),
+            room_id=room.id,
+            seat=seat,
+            name=name,
+            token_hash=None if token is None else secrets.token_hash(token),
+            bot=bot,
+        )
+
+    def _connected(self, code: str) -> Collection[str]:
+        return () if self.presence is None else self.presence.connected(code)
+
+    def _pv(self, player: Player, room: Room) -> JSON:
+        return player_view(player, room, self._connected(room.code))
+
+    async def _room(self, session: AsyncSession, code: str, lock: bool = False) -> Room:
+        stmt = select(Room).where(Room.code == secrets.normalize_code(code))
+        if lock and not self.db.is_sqlite:
+            stmt = stmt.with_for_update()
+        room = (await session.execute(stmt)).scalar_one_or_none()
+        if room is None:
+            raise DomainError("room_not_found", f"no room {code!r}")
+        return room
+
+    @staticmethod
+    async def _players(session: AsyncSession, room: Room) -> list[Player]:
+        rows = await session.execute(
+            select(Player).where(Player.room_id == room.id, Player.left_at.is_(None)).order_by(Player.seat)
+        )
+        return list(rows.scalars())
+
+    @staticmethod
+    async def _game(session: AsyncSession, room: Room, number: int) -> Game | None:
+        if number < 1:
+            return None
+        stmt = select(Game).where(Game.room_id == room.id, Game.number == number)
+        return (await session.execute(stmt)).scalar_one_or_none()
+
+    async def _replay(self, session: AsyncSession, room: Room, actor: Seat, request: ActionRequest) -> Outcome | None:
+        stmt = select(ActionResult).where(
+            ActionResult.room_id == room.id,
+            ActionResult.player_id == actor.player_id,
+            ActionResult.game_number == room.game_number,
+            ActionResult.client_id == request.id,
+        )
+        done = (await session.execute(stmt)).scalar_one_or_none()
+        if done is None:
+            return None
+        if done.action != request.canonical():
+            raise DomainError("id_reused", f"action id {request.id!r} was used for another action")
+        rows = await session.execute(
+            select(Event)
+            .where(Event.room_id == room.id, Event.version.between(done.first_version, done.version))
+            .order_by(Event.version)
+        )
+        view = await self._view(session, room)
+        return Outcome(done.version, [event_view(e) for e in rows.scalars()], view, replayed=True)
+
+    def _append(
+        self, session: AsyncSession, room: Room, changes: _Changes, items: Sequence[tuple[str, str | None, JSON]]
+    ) -> None:
+        now = utcnow()
+        for kind, player_id, data in items:
+            room.version += 1
+            event = Event(room_id=room.id, version=room.version, type=kind, player_id=player_id, data=data, at=now)
+            session.add(event)
+            changes.events.append(event)
+        room.updated_at = now
+
+    def _append_rules_events(
+        self, session: AsyncSession, room: Room, changes: _Changes, events: Sequence[RulesEvent], actor_id: str
+    ) -> None:
+        items = [(e.type, actor_id if e.type == "game_started" else e.player_id, e.data()) for e in events]
+        self._append(session, room, changes, items)
+
+    async def _view(self, session: AsyncSession, room: Room, current: Game | None = None, state: Any = None) -> JSON:
+        players = await self._players(session, room)
+        if current is None:
+            current = await self._game(session, room, room.game_number)
+        history = await session.execute(
+            select(Game.number, Game.totals, Game.winners)
+            .where(Game.room_id == room.id, Game.status == "finished")
+            .order_by(Game.number)
+        )
+        finished = [(n, totals or {}, winners or []) for n, totals, winners in history]
+        return room_view(room, players, current, finished, self._connected(room.code), state)
+
+    async def _publish(self, view: JSON, changes: _Changes) -> None:
+        if self.publisher is not None and changes.events:
+            await self.publisher.publish(view["code"], [event_view(e) for e in changes.events], view)

@@ -1,0 +1,107 @@
+"""The JSON shapes of ``API.md`` (Room, Player, Game, Event), built from rows
+and the engine's state."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Sequence
+from typing import Any
+
+from app.db.models import Event, Game, Player, Room
+from app.rules import GameState, get_ruleset, state_from_dict
+
+JSON = dict[str, Any]
+
+
+def player_view(player: Player, room: Room, connected: Collection[str]) -> JSON:
+    return {
+        "id": player.id,
+        "name": player.name,
+        "seat": player.seat,
+        "bot": player.bot,
+        "connected": player.bot is not None or player.id in connected,
+        "host": player.id == room.host_id,
+    }
+
+
+def game_view(game: Game, state: GameState | None = None) -> JSON:
+    state = state or state_from_dict(game.state)
+    rules = get_ruleset(state.ruleset)
+    turn = state.turn
+    turn_view = None
+    if turn is not None:
+        scorable = (
+            {} if turn.dice is None else rules.scorable(state.scorecards[turn.player_id], turn.dice, state.options)
+        )
+        turn_view = {
+            "player_id": turn.player_id,
+            "dice": None if turn.dice is None else list(turn.dice),
+            "kept": list(turn.kept),
+            "rolls_left": turn.rolls_left,
+            "scorable": scorable,
+        }
+    scorecards = {}
+    for player, card in state.scorecards.items():
+        totals = rules.totals(card)
+        scorecards[player] = {
+            "boxes": dict(card.boxes),
+            "upper_total": totals.upper_total,
+            "upper_bonus": totals.upper_bonus,
+            "lower_total": totals.lower_total,
+            "yahtzee_bonus": totals.yahtzee_bonus,
+            "total": totals.total,
+        }
+    return {
+        "number": game.number,
+        "status": state.status,
+        "round": state.round,
+        "order": list(state.order),
+        "rolloff": [
+            [{"player_id": e.player_id, "dice": list(e.dice), "total": e.total} for e in round_]
+            for round_ in state.rolloff
+        ],
+        "turn": turn_view,
+        "scorecards": scorecards,
+        "winners": list(game.winners or []),
+        "fairness": {"commitment": game.commitment, "seed": game.seed if state.finished else None},
+    }
+
+
+def room_view(
+    room: Room,
+    players: Sequence[Player],
+    current: Game | None,
+    history: Iterable[tuple[int, dict[str, int], list[str]]],
+    connected: Collection[str] = (),
+    state: GameState | None = None,
+) -> JSON:
+    """``players`` are the seated players in seat order; ``history`` the
+    finished games as (number, totals, winners)."""
+    games: list[JSON] = []
+    best: dict[str, int] = {}
+    for number, totals, winners in history:
+        games.append({"number": number, "totals": totals, "winners": winners})
+        for player, total in totals.items():
+            best[player] = max(total, best.get(player, total))
+    return {
+        "code": room.code,
+        "ruleset": room.ruleset,
+        "options": room.options,
+        "max_players": room.max_players,
+        "status": room.status,
+        "host_id": room.host_id,
+        "players": [player_view(p, room, connected) for p in players],
+        "version": room.version,
+        "game": None if current is None else game_view(current, state),
+        "games": games,
+        "best": {room.ruleset: best},
+    }
+
+
+def event_view(event: Event) -> JSON:
+    return {
+        "version": event.version,
+        "type": event.type,
+        "player_id": event.player_id,
+        "data": event.data,
+        "at": event.at.isoformat().replace("+00:00", "Z") if event.at.tzinfo else event.at.isoformat() + "Z",
+    }
