@@ -36,8 +36,11 @@ class Settings(BaseSettings):
     migrate_on_start: bool = Field(True, description="apply Alembic migrations before serving")
     max_body_bytes: int = Field(16 * 1024, description="larger request bodies and WebSocket messages are refused")
     rate_limits: bool = Field(True, description="false turns every rate limit off (benchmarks)")
-    actions_per_second: float = Field(20.0, description="per seat, REST and WebSocket together")
+    actions_per_second: int = Field(20, description="per seat, REST and WebSocket together")
     requests_per_minute: int = Field(1200, description="per client IP, every REST request")
+    ws_messages_per_second: int = Field(40, description="per socket; a flood past it is closed with 1008")
+    ws_queue_size: int = Field(256, description="messages a socket may fall behind before it is closed (1013)")
+    hello_timeout: float = Field(10.0, description="seconds a new socket has to say hello")
     sqlite_busy_timeout_ms: int = 10_000
     static_dir: Path | None = Field(None, description="serve the web client from here (default: the bundled one)")
 

@@ -12,10 +12,13 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
 from app.api.body import BODY_SCHEMAS
+from app.api.ratelimit import RateLimits
 from app.api.responses import install_error_handlers
 from app.api.routes import router
+from app.api.ws import router as ws_router
 from app.config import Settings
 from app.db import Database
+from app.realtime import Bus, Hub, InProcessBus, RedisBus
 from app.rooms import RoomService
 
 DESCRIPTION = """\
@@ -33,18 +36,28 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         config = settings or Settings()
         db = Database(config.database_url, busy_timeout_ms=config.sqlite_busy_timeout_ms)
+        bus: Bus = RedisBus(config.redis_url) if config.redis_url else InProcessBus()
+        service = RoomService(db)
+        hub = Hub(bus, service)
+        service.publisher = hub
+        service.presence = hub
         app.state.settings = config
         app.state.db = db
-        app.state.service = RoomService(db)
+        app.state.service = service
+        app.state.hub = hub
+        app.state.limits = RateLimits(config)
+        await hub.start()
         try:
             yield
         finally:
+            await hub.close()
             await db.dispose()
 
     app = FastAPI(title="Dicecup", version="0.1.0", description=DESCRIPTION, lifespan=lifespan)
     app.state.logger = logging.getLogger("dicecup")
     install_error_handlers(app)
     app.include_router(router)
+    app.include_router(ws_router)
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path, Query, Request, Response
+from fastapi import APIRouter, Depends, Path, Query, Request, Response
 from pydantic import TypeAdapter
 
 from app.rooms import ActionRequest
@@ -13,9 +13,17 @@ from app.rules import RULESETS
 from . import schemas
 from .body import capped_body, parse, request_body, too_large
 from .deps import ServiceDep, SettingsDep, TokenDep
+from .ratelimit import RateLimits
 from .responses import ORJSONResponse
 
-router = APIRouter(prefix="/api", default_response_class=ORJSONResponse)
+
+async def per_address_budget(request: Request) -> None:
+    """Every REST request counts against its client address's budget (429 past it)."""
+    limits: RateLimits = request.app.state.limits
+    await limits.check_request(request.client.host if request.client else "unknown")
+
+
+router = APIRouter(prefix="/api", default_response_class=ORJSONResponse, dependencies=[Depends(per_address_budget)])
 
 CREATE = TypeAdapter(schemas.CreateRoom)
 JOIN = TypeAdapter(schemas.JoinRoom)

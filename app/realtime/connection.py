@@ -1,0 +1,122 @@
+"""One WebSocket as the hub sees it: a bounded send queue drained by its own
+writer task, so a slow client never delays anyone else."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+from typing import Any, Protocol
+
+log = logging.getLogger("dicecup.realtime")
+
+CLOSE_TOO_SLOW = 1013  # "try again later": the client fell too far behind and may resume with `after`
+_ids = itertools.count(1)
+
+
+class Socket(Protocol):
+    """What the hub needs of a WebSocket (Starlette's satisfies it)."""
+
+    async def send_text(self, data: str) -> None: ...
+
+    async def close(self, code: int = 1000, reason: str | None = None) -> None: ...
+
+
+class Connection:
+    """A client's socket in one room. Events pushed before :meth:`ready`
+    (while the client's welcome is being read from the database) are held
+    and flushed after it, skipping any the welcome already covered."""
+
+    def __init__(self, socket: Socket, code: str, player_id: str | None, queue_size: int = 256) -> None:
+        self.id = next(_ids)
+        self.socket = socket
+        self.code = code
+        self.player_id = player_id
+        self.last_version = 0
+        self._ready = False
+        self._early: list[tuple[int, str]] = []
+        self._queue: asyncio.Queue[str | None] = asyncio.Queue(maxsize=queue_size)
+        self._writer: asyncio.Task[None] | None = None
+        self.closed = asyncio.Event()
+        self.close_code: int | None = None
+
+    def start(self) -> None:
+        self._writer = asyncio.create_task(self._write(), name=f"ws-writer-{self.id}")
+
+    def send(self, data: str) -> None:
+        """Queue a message that is not a versioned event (welcome, ack, presence...)."""
+        if self.closed.is_set():
+            return
+        try:
+            self._queue.put_nowait(data)
+        except asyncio.QueueFull:
+            log.info(
+                "closing socket %s of room %s: it fell %d messages behind", self.id, self.code, self._queue.qsize()
+            )
+            self.close(CLOSE_TOO_SLOW, "too far behind; reconnect with after")
+
+    def push_event(self, version: int, data: str) -> None:
+        """Queue an event message, unless this client already has that version."""
+        if not self._ready:
+            self._early.append((version, data))
+            return
+        if version <= self.last_version:
+            return
+        self.last_version = version
+        self.send(data)
+
+    def ready(self, version: int) -> None:
+        """The client has everything up to ``version``; flush what came meanwhile."""
+        self.last_version = max(self.last_version, version)
+        self._ready = True
+        early, self._early = self._early, []
+        for event_version, data in sorted(early, key=lambda item: item[0]):
+            self.push_event(event_version, data)
+
+    def close(self, code: int, reason: str = "") -> None:
+        """Close after the messages already queued (or at once if the queue is full)."""
+        if self.close_code is not None:
+            return
+        self.close_code = code
+        self._reason = reason
+        with contextlib.suppress(asyncio.QueueFull):
+            self._queue.put_nowait(None)
+        if self._queue.full() and self._writer is not None:
+            self._writer.cancel()
+            asyncio.get_running_loop().create_task(self._close_socket())
+
+    async def _close_socket(self) -> None:
+        with contextlib.suppress(Exception):
+            await self.socket.close(self.close_code or 1000, getattr(self, "_reason", ""))
+        self.closed.set()
+
+    async def _write(self) -> None:
+        try:
+            while True:
+                data = await self._queue.get()
+                if data is None:
+                    break
+                await self.socket.send_text(data)
+        except asyncio.CancelledError:
+            return
+        except Exception as error:  # the peer went away: nothing more to send
+            log.debug("socket %s: send failed: %r", self.id, error)
+            self.closed.set()
+            return
+        await self._close_socket()
+
+    async def stop(self) -> None:
+        """Stop the writer (the socket is gone)."""
+        self.closed.set()
+        if self._writer is not None:
+            self._writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._writer
+
+    def __repr__(self) -> str:
+        return f"Connection({self.id}, room={self.code}, player={self.player_id})"
+
+
+def message(kind: str, **fields: Any) -> dict[str, Any]:
+    return {"type": kind, **fields}

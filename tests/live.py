@@ -1,0 +1,160 @@
+"""Real servers for the tests: uvicorn in a thread or in a child process, and
+a throwaway redis-server on a free port."""
+
+import asyncio
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import uvicorn
+
+from app.config import Settings
+from app.main import create_app
+
+from .services import unavailable
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_http(url: str, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if httpx.get(url, timeout=1.0).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{url} did not come up")
+        time.sleep(0.05)
+
+
+class LiveServer:
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.http = f"http://127.0.0.1:{port}"
+        self.ws = f"ws://127.0.0.1:{port}"
+
+    def socket_url(self, code: str) -> str:
+        return f"{self.ws}/api/rooms/{code}/ws"
+
+
+@contextmanager
+def server_in_thread(settings: Settings) -> Iterator[LiveServer]:
+    """The app served by uvicorn (with its real WebSocket stack) in a thread."""
+    port = free_port()
+    config = uvicorn.Config(
+        create_app(settings),
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        ws_max_size=settings.max_body_bytes,
+        ws_per_message_deflate=False,
+        lifespan="on",
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        wait_http(f"http://127.0.0.1:{port}/api/health")
+        yield LiveServer(port)
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+@contextmanager
+def server_process(env: dict[str, str]) -> Iterator[LiveServer]:
+    """A separate server process (``python -m app serve``), as another instance would be."""
+    port = free_port()
+    full_env = {**os.environ, "DICECUP_RATE_LIMITS": "false", "DICECUP_LOG_LEVEL": "warning", **env}
+    log = tempfile.NamedTemporaryFile(prefix="dicecup-server-", suffix=".log", delete=False)  # noqa: SIM115
+    process = subprocess.Popen(
+        [sys.executable, "-m", "app", "serve", "--port", str(port)],
+        cwd=ROOT,
+        env=full_env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        try:
+            wait_http(f"http://127.0.0.1:{port}/api/health")
+        except TimeoutError:
+            process.kill()
+            raise RuntimeError(Path(log.name).read_text()) from None
+        yield LiveServer(port)
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        log.close()
+        os.unlink(log.name)
+
+
+class OwnRedis:
+    """A redis-server of the test's own, which the test may stop and restart."""
+
+    def __init__(self) -> None:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            unavailable("redis-server is not installed: tests that restart Redis skipped")
+        self.binary = str(binary)
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as s:
+                    s.sendall(b"PING\r\n")
+                    if s.recv(16).startswith(b"+PONG"):
+                        return
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise TimeoutError("redis-server did not start")
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait(10)
+            self.process = None
+
+
+async def eventually(check, timeout: float = 10.0, interval: float = 0.05):
+    """Wait until ``check()`` (sync or async) returns something truthy."""
+    deadline = time.monotonic() + timeout
+    while True:
+        result = check()
+        if asyncio.iscoroutine(result):
+            result = await result
+        if result:
+            return result
+        if time.monotonic() > deadline:
+            raise TimeoutError("condition not met in time")
+        await asyncio.sleep(interval)
