@@ -79,7 +79,7 @@ async def test_players_and_spectator_see_every_action_in_order(live, http) -> No
 
 
 async def test_resume_after_three_actions(live, http) -> None:
-    table, ana, ben = await two_player_room(http)
+    table, _ana, ben = await two_player_room(http)
     started = await table.start()
     b = await Player.connect(live.socket_url(table.code), table.tokens[ben])
     left_at = b.version
@@ -166,7 +166,7 @@ async def close_code(url: str, *messages) -> int:
 
 
 async def test_close_codes(live, http) -> None:
-    table, ana, ben = await two_player_room(http)
+    table, _ana, _ben = await two_player_room(http)
     other = Table(http)
     await other.create()
     url = live.socket_url(table.code)
