@@ -92,7 +92,7 @@ async def test_a_gap_that_does_not_fill_is_read_from_the_log(service) -> None:
 
 
 async def test_reconnected_bus_fills_what_it_missed(service) -> None:
-    code, base, events, room = await game_with_actions(service, 2)
+    code, base, _events, _room = await game_with_actions(service, 2)
     hub = Hub(InProcessBus(), service)
     await hub.start()
     socket = await attach(hub, code, base)
