@@ -119,6 +119,8 @@ class Session:
             await self.hub.join(conn)
             room = await self.service.get_room(room_code)
             you = next((p for p in room["players"] if seat and p["id"] == seat.player_id), None)
+            if you is not None:
+                you["connected"] = True  # this very socket; the presence message follows
             conn.send(_dump({"type": "welcome", "you": you, "room": room}))
             version = room["version"]
             if after is not None and after < version:
