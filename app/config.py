@@ -3,7 +3,6 @@ the app is built, never at import time."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Literal
 
 from pydantic import Field, field_validator
@@ -42,7 +41,6 @@ class Settings(BaseSettings):
     ws_queue_size: int = Field(256, description="messages a socket may fall behind before it is closed (1013)")
     hello_timeout: float = Field(10.0, description="seconds a new socket has to say hello")
     sqlite_busy_timeout_ms: int = 10_000
-    static_dir: Path | None = Field(None, description="serve the web client from here (default: the bundled one)")
 
     @field_validator("database_url")
     @classmethod

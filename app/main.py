@@ -19,6 +19,7 @@ from app.api.ws import router as ws_router
 from app.config import Settings
 from app.db import Database
 from app.realtime import Bus, Hub, InProcessBus, RedisBus
+from app.web import mount_web
 from app.rooms import RoomService
 
 DESCRIPTION = """\
@@ -58,6 +59,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_error_handlers(app)
     app.include_router(router)
     app.include_router(ws_router)
+    mount_web(app)
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:

@@ -1,0 +1,54 @@
+// The REST API (docs/api.md). Errors come back as ApiError with the server's code.
+export class ApiError extends Error {
+  constructor(status, code, detail) {
+    super(detail || code);
+    this.status = status;
+    this.code = code;
+    this.detail = detail;
+  }
+}
+
+async function request(method, path, { body, token } = {}) {
+  const headers = {};
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (token) headers.authorization = `Bearer ${token}`;
+  let response;
+  try {
+    response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch {
+    throw new ApiError(0, 'network', '');
+  }
+  if (response.status === 204) return null;
+  const data = await response.json().catch(() => ({}));
+  if (!response.ok) throw new ApiError(response.status, data.code || 'generic', data.detail || '');
+  return data;
+}
+
+const room = (code) => `/api/rooms/${encodeURIComponent(code)}`;
+
+export const api = {
+  rulesets: () => request('GET', '/api/rulesets'),
+  createRoom: (body) => request('POST', '/api/rooms', { body }),
+  room: (code) => request('GET', room(code)),
+  join: (code, name) => request('POST', `${room(code)}/players`, { body: { name } }),
+  leave: (code, playerId, token) => request('DELETE', `${room(code)}/players/${encodeURIComponent(playerId)}`, { token }),
+  start: (code, token) => request('POST', `${room(code)}/games`, { token }),
+  events: (code, after) => request('GET', `${room(code)}/events?after=${after}&limit=1000`),
+};
+
+// A seat token is the only way back into a seat: keep it per room on this device.
+export const seats = {
+  get(code) {
+    try {
+      return JSON.parse(localStorage.getItem(`dicecup.seat.${code}`));
+    } catch {
+      return null;
+    }
+  },
+  set(code, seat) {
+    localStorage.setItem(`dicecup.seat.${code}`, JSON.stringify(seat));
+  },
+  forget(code) {
+    localStorage.removeItem(`dicecup.seat.${code}`);
+  },
+};
