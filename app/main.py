@@ -19,8 +19,8 @@ from app.api.ws import router as ws_router
 from app.config import Settings
 from app.db import Database
 from app.realtime import Bus, Hub, InProcessBus, RedisBus
-from app.web import mount_web
 from app.rooms import RoomService
+from app.web import mount_web
 
 DESCRIPTION = """\
 Dicecup keeps game rooms of Yahtzee and Yacht, checks every roll, keep and
