@@ -219,3 +219,24 @@ async def test_keyboard_play_and_rule_errors_are_shown(live, browser) -> None:
     await page.click("#forged")
     await expect(page.locator("#toast")).to_have_text("Roll the dice first.")
     assert console.errors == []
+
+
+async def test_a_friend_in_another_tab_of_the_same_browser(live, browser) -> None:
+    """Tabs keep their own seats; the browser remembers a seat and offers it back."""
+    console = Console()
+    ana = await open_page(browser, console)
+    code = await create_room(ana, live.http, "Ana", "yacht", 2)
+    ben = console.watch(await ana.context.new_page())  # same browser, another tab
+    await ben.goto(f"{live.http}/r/{code}")
+    await expect(ben.locator("#resume-seat")).to_have_text("Continue as Ana")
+    await ben.fill("#join-name", "Ben")
+    await ben.click("#join-submit")
+    await expect(ben.locator("#lobby .players li:has-text('Ben') .tag")).to_have_text("you")
+    await expect(ana.locator("#lobby .players li:has-text('Ana') .tag").first).to_have_text("you")
+    await ana.reload()  # a reload keeps the tab's seat
+    await expect(ana.locator("#start-game")).to_be_visible()
+    third = console.watch(await ana.context.new_page())
+    await third.goto(f"{live.http}/r/{code}")
+    await third.click("#resume-seat")  # the seat remembered last: Ben's
+    await expect(third.locator("#lobby .players li:has-text('Ben') .tag")).to_have_text("you")
+    assert console.errors == []

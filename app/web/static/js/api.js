@@ -36,19 +36,27 @@ export const api = {
   events: (code, after) => request('GET', `${room(code)}/events?after=${after}&limit=1000`),
 };
 
-// A seat token is the only way back into a seat: keep it per room on this device.
+// A seat token is the only way back into a seat. Each tab holds its own seat
+// (sessionStorage), so a friend can join from another tab of the same browser;
+// the device also remembers it (localStorage), offered as "continue as".
+const key = (code) => `dicecup.seat.${code}`;
+const read = (storage, code) => {
+  try {
+    return JSON.parse(storage.getItem(key(code)));
+  } catch {
+    return null;
+  }
+};
+
 export const seats = {
-  get(code) {
-    try {
-      return JSON.parse(localStorage.getItem(`dicecup.seat.${code}`));
-    } catch {
-      return null;
-    }
-  },
+  get: (code) => read(sessionStorage, code),
+  remembered: (code) => read(localStorage, code),
   set(code, seat) {
-    localStorage.setItem(`dicecup.seat.${code}`, JSON.stringify(seat));
+    sessionStorage.setItem(key(code), JSON.stringify(seat));
+    localStorage.setItem(key(code), JSON.stringify(seat));
   },
   forget(code) {
-    localStorage.removeItem(`dicecup.seat.${code}`);
+    sessionStorage.removeItem(key(code));
+    localStorage.removeItem(key(code));
   },
 };

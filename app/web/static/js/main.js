@@ -149,7 +149,7 @@ async function createRoom(form) {
   }
   localStorage.setItem('dicecup.name', name);
   const created = await api.createRoom({ ruleset: chosen, name, options, max_players: Number(data.get('max_players')) });
-  seats.set(created.room.code, { token: created.token, playerId: created.player.id });
+  seats.set(created.room.code, { token: created.token, playerId: created.player.id, name });
   go(`/r/${created.room.code}`);
 }
 
@@ -321,9 +321,15 @@ function renderRoom() {
   }
 }
 
+function resumeOffer(room) {
+  const remembered = !S.seat && seats.remembered(room.code);
+  if (!remembered || !room.players.some((p) => p.id === remembered.playerId)) return '';
+  return `<button class="primary" data-action="resume" id="resume-seat">${esc(t('room.continue_as', { name: remembered.name || '?' }))}</button>`;
+}
+
 function roomHeader(room) {
   const link = `${location.origin}/r/${room.code}`;
-  return `<section class="card room-head">
+  return `<section class="card room-head">${resumeOffer(room)}
       <div><h1>${esc(t('room.title', { code: room.code }))}</h1>
       <p class="muted">${esc(t(`ruleset.${room.ruleset}`))}${room.game ? ` · ${esc(t('game.title', { number: room.game.number }))}` : ''}</p></div>
       <div class="share"><span class="muted">${esc(t('room.share'))}</span>
@@ -567,6 +573,11 @@ async function onClick(event) {
       await act({ type: 'score', box });
     } else if (action === 'start') {
       await api.start(S.code, S.seat.token);
+    } else if (action === 'resume') {
+      S.seat = seats.remembered(S.code);
+      seats.set(S.code, S.seat);
+      connect();
+      renderRoom();
     } else if (action === 'leave') {
       await api.leave(S.code, S.seat.playerId, S.seat.token);
       seats.forget(S.code);
@@ -592,7 +603,7 @@ async function onSubmit(event) {
       const name = String(new FormData(form).get('name')).trim();
       localStorage.setItem('dicecup.name', name);
       const joined = await api.join(S.code, name);
-      S.seat = { token: joined.token, playerId: joined.player.id };
+      S.seat = { token: joined.token, playerId: joined.player.id, name };
       seats.set(S.code, S.seat);
       connect();
     }
