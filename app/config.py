@@ -3,6 +3,7 @@ the app is built, never at import time."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal
 
 from pydantic import Field, field_validator
@@ -41,6 +42,9 @@ class Settings(BaseSettings):
     ws_queue_size: int = Field(256, description="messages a socket may fall behind before it is closed (1013)")
     hello_timeout: float = Field(10.0, description="seconds a new socket has to say hello")
     sqlite_busy_timeout_ms: int = 10_000
+    strategy_dir: Path = Field(Path("data/strategy"), description="where strategy tables are cached")
+    strategy_solve: bool = Field(True, description="compute missing strategy tables in the background")
+    bot_delay: float = Field(0.8, description="seconds between a bot's actions, so people can follow")
 
     @field_validator("database_url")
     @classmethod

@@ -39,8 +39,19 @@ def database_url(request: pytest.FixtureRequest) -> str:
     return str(request.getfixturevalue(f"{request.param}_database"))
 
 
+STRATEGY_DIR = Path(__file__).resolve().parents[1] / "test-artifacts" / "strategy"
+
+
 def test_settings(database_url: str, **overrides: object) -> Settings:
-    return Settings(database_url=database_url, rate_limits=False, **overrides)  # type: ignore[arg-type]
+    """Settings for a test app: no rate limits, bots without delay, and the
+    session's strategy tables (never computed by the app under test)."""
+    values: dict[str, object] = {
+        "rate_limits": False,
+        "bot_delay": 0.0,
+        "strategy_dir": STRATEGY_DIR,
+        "strategy_solve": False,
+    }
+    return Settings(database_url=database_url, **(values | overrides))  # type: ignore[arg-type]
 
 
 test_settings.__test__ = False  # type: ignore[attr-defined]
@@ -59,6 +70,17 @@ async def client(app_settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
         httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://dicecup.test") as http,
     ):
         yield http
+
+
+@pytest.fixture(scope="session")
+def strategy_tables() -> dict:
+    """Every variant's full strategy table, solved once per machine (the
+    full solves are the slow part of the suite: about 20 s on 2 cores) and
+    kept in test-artifacts/strategy between local runs."""
+    from app.strategy.model import ALL_VARIANTS
+    from app.strategy.tables import ensure
+
+    return {variant: ensure(STRATEGY_DIR, variant)[0] for variant in ALL_VARIANTS}
 
 
 @pytest.fixture

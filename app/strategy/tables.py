@@ -1,0 +1,74 @@
+"""Strategy tables on disk: one ``.npy`` file per variant, named by a digest
+of the code that computes it, so a change to the rules or the solver makes a
+new file instead of reusing a stale one. Computing a missing table takes a
+file lock, so replicas and test processes sharing a directory compute it once."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+from filelock import FileLock
+
+from .model import Variant
+from .solver import FloatArray, Solver
+
+_SOURCES = (
+    "strategy/solver.py",
+    "strategy/model.py",
+    "strategy/multisets.py",
+    "rules/ruleset.py",
+    "rules/yahtzee.py",
+    "rules/yacht.py",
+    "rules/registry.py",
+)
+
+
+@cache
+def code_digest() -> str:
+    """What the tables depend on: the solver's and the rules' source."""
+    root = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for name in _SOURCES:
+        digest.update((root / name).read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def table_path(directory: Path, variant: Variant) -> Path:
+    return directory / f"{variant.key}-{code_digest()}.npy"
+
+
+def load(directory: Path, variant: Variant) -> FloatArray | None:
+    """The variant's table if it is on disk."""
+    path = table_path(directory, variant)
+    if not path.exists():
+        return None
+    table: FloatArray = np.load(path)
+    return table
+
+
+def ensure(
+    directory: Path,
+    variant: Variant,
+    workers: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[FloatArray, bool]:
+    """The variant's table, computed first if missing (once per machine, under
+    a file lock); also whether this call computed it."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = table_path(directory, variant)
+    with FileLock(str(path) + ".lock"):
+        table = load(directory, variant)
+        if table is not None:
+            return table, False
+        table = Solver(variant, workers=workers).solve(progress)
+        handle, temporary = tempfile.mkstemp(dir=directory, suffix=".npy.part")
+        with os.fdopen(handle, "wb") as out:
+            np.save(out, table)
+        os.replace(temporary, path)  # readers never see half a file
+        return table, True
