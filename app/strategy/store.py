@@ -1,0 +1,100 @@
+"""The strategy tables a server instance holds, and their background solve.
+
+Tables on disk are loaded at start. Missing ones are computed by a child
+process (``python -m app.strategy solve all``), never inside a request; the
+file lock in ``tables.ensure`` makes one process per machine do the work
+while the others wait for its result. Until a variant's table is loaded,
+``advisor`` answers None: hints say ``strategy_unavailable`` and bots play
+greedily.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import sys
+from pathlib import Path
+
+from .advisor import Advisor
+from .model import ALL_VARIANTS, Variant
+from .tables import load
+
+log = logging.getLogger("dicecup.strategy")
+
+
+class StrategyStore:
+    def __init__(self, directory: Path, solve: bool = True) -> None:
+        self.directory = directory
+        self.solve = solve
+        self._advisors: dict[Variant, Advisor] = {}
+        self._greedy: dict[Variant, Advisor] = {}
+        self._process: asyncio.subprocess.Process | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    def load_available(self) -> list[Variant]:
+        """Load every table on disk; the variants still missing."""
+        missing = []
+        for variant in ALL_VARIANTS:
+            if variant in self._advisors:
+                continue
+            table = load(self.directory, variant)
+            if table is None:
+                missing.append(variant)
+            else:
+                self._advisors[variant] = Advisor(variant, table)
+        return missing
+
+    async def start(self) -> None:
+        missing = await asyncio.to_thread(self.load_available)
+        if missing and self.solve:
+            self._task = asyncio.create_task(self._solve_missing())
+
+    @property
+    def ready(self) -> bool:
+        return len(self._advisors) == len(ALL_VARIANTS)
+
+    async def wait_ready(self) -> None:
+        if self._task is not None:
+            await self._task
+
+    async def _solve_missing(self) -> None:
+        log.info("computing strategy tables in the background (in %s)", self.directory)
+        self._process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "app.strategy",
+            "solve",
+            "all",
+            "--quiet",
+            "--dir",
+            str(self.directory),
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        _, errors = await self._process.communicate()
+        if self._process.returncode != 0:
+            log.error("strategy tables could not be computed: %s", errors.decode(errors="replace")[-2000:])
+        missing = await asyncio.to_thread(self.load_available)
+        if not missing:
+            log.info("strategy tables ready")
+
+    def advisor(self, variant: Variant) -> Advisor | None:
+        """The optimal advisor of ``variant`` once its table is loaded."""
+        return self._advisors.get(variant)
+
+    def greedy(self, variant: Variant) -> Advisor:
+        """An advisor that maximizes the current turn's points (needs no table)."""
+        if variant not in self._greedy:
+            self._greedy[variant] = Advisor(variant, None)
+        return self._greedy[variant]
+
+    async def close(self) -> None:
+        if self._process is not None and self._process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                self._process.terminate()
+            await self._process.wait()
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
