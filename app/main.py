@@ -20,6 +20,8 @@ from app.config import Settings
 from app.db import Database
 from app.realtime import Bus, Hub, InProcessBus, RedisBus
 from app.rooms import RoomService
+from app.rooms.bots import BotScheduler
+from app.strategy import StrategyStore
 from app.web import mount_web
 
 DESCRIPTION = """\
@@ -38,7 +40,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         config = settings or Settings()
         db = Database(config.database_url, busy_timeout_ms=config.sqlite_busy_timeout_ms)
         bus: Bus = RedisBus(config.redis_url) if config.redis_url else InProcessBus()
-        service = RoomService(db)
+        strategy = StrategyStore(config.strategy_dir, solve=config.strategy_solve)
+        service = RoomService(db, strategy=strategy, bot_delay=config.bot_delay)
+        scheduler = BotScheduler(service)
         hub = Hub(bus, service)
         service.publisher = hub
         service.presence = hub
@@ -47,11 +51,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.service = service
         app.state.hub = hub
         app.state.limits = RateLimits(config)
+        app.state.strategy = strategy
         await hub.start()
+        await strategy.start()
+        scheduler.start()
         try:
             yield
         finally:
+            await scheduler.close()
             await hub.close()
+            await strategy.close()
             await db.dispose()
 
     app = FastAPI(title="Dicecup", version="0.1.0", description=DESCRIPTION, lifespan=lifespan)

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Depends, Path, Query, Request, Response
 from pydantic import TypeAdapter
 
 from app.rooms import ActionRequest
+from app.rooms.hints import hint
 from app.rules import RULESETS
 
 from . import schemas
@@ -27,6 +28,7 @@ router = APIRouter(prefix="/api", default_response_class=ORJSONResponse, depende
 
 CREATE = TypeAdapter(schemas.CreateRoom)
 JOIN = TypeAdapter(schemas.JoinRoom)
+BOT = TypeAdapter(schemas.AddBot)
 ACTION: TypeAdapter[schemas.RollAction | schemas.KeepAction | schemas.ScoreAction] = TypeAdapter(schemas.ActionBody)
 
 Code = Annotated[str, Path(description="the room's code", examples=["K7QXRP"], max_length=16)]
@@ -107,6 +109,35 @@ async def leave_room(code: Code, player_id: str, service: ServiceDep, token: Tok
 async def start_game(code: Code, service: ServiceDep, token: TokenDep) -> Response:
     seat = await service.authenticate(code, token)
     return ORJSONResponse(await service.start_game(code, seat), status_code=201)
+
+
+@router.post(
+    "/rooms/{code}/bots",
+    status_code=201,
+    summary="Seat a bot (host, between games)",
+    response_model=schemas.BotOut,
+    responses=_errors(401, 403, 404, 409, 413, 422),
+    openapi_extra=request_body("AddBot", BOT),
+)
+async def add_bot(
+    code: Code, request: Request, service: ServiceDep, settings: SettingsDep, token: TokenDep
+) -> Response:
+    body = await capped_body(request, settings.max_body_bytes)
+    oversize = None if body is not None else too_large(settings.max_body_bytes)
+    seat = await service.authenticate(code, token, body_error=oversize)
+    data = parse(BOT, body or b"")
+    return ORJSONResponse({"player": await service.add_bot(code, seat, data.level)}, status_code=201)
+
+
+@router.get(
+    "/rooms/{code}/hint",
+    summary="Expected final score of every choice, for the seat whose turn it is",
+    response_model=schemas.HintOut,
+    responses=_errors(401, 403, 404, 409, 503),
+)
+async def get_hint(code: Code, service: ServiceDep, token: TokenDep) -> Response:
+    seat = await service.authenticate(code, token)
+    return ORJSONResponse(await hint(service, code, seat))
 
 
 @router.get(

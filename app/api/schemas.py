@@ -39,6 +39,12 @@ class JoinRoom(_Body):
     name: Name
 
 
+class AddBot(_Body):
+    level: Literal["optimal", "strong", "casual", "greedy"] = Field(
+        "optimal", description="optimal: exact best play; strong and casual: realistic mistakes; greedy: this turn only"
+    )
+
+
 def _positions(value: list[int] | None) -> list[int] | None:
     if value is None:
         return None
@@ -199,3 +205,26 @@ class RulesetOut(BaseModel):
     rounds: int
     boxes: list[BoxOut]
     options: dict[str, OptionOut]
+
+
+class BotOut(BaseModel):
+    player: PlayerOut
+
+
+class KeepHint(BaseModel):
+    dice: list[int] = Field(description="positions to keep")
+    values: list[int] = Field(description="the faces kept")
+    ev: float = Field(description="expected final total if kept (and play is optimal after)")
+
+
+class BoxHint(BaseModel):
+    box: str
+    points: int
+    ev: float
+
+
+class HintOut(BaseModel):
+    rolls_left: int
+    best: dict[str, Any] = Field(examples=[{"type": "keep", "dice": [0, 1, 2, 3]}, {"type": "score", "box": "chance"}])
+    keeps: list[KeepHint]
+    boxes: list[BoxHint]

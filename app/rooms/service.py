@@ -10,8 +10,10 @@ by anyone but its sender.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+import logging
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any, Literal, Protocol
 
 from sqlalchemy import select
@@ -24,6 +26,7 @@ from app.rules import (
     Action,
     FairDice,
     GameFinished,
+    GameState,
     InvalidOptions,
     Keep,
     Roll,
@@ -37,10 +40,13 @@ from app.rules import (
     state_to_dict,
 )
 from app.rules import Event as RulesEvent
+from app.strategy import LEVELS, StrategyStore
 
 from . import secrets
 from .errors import DomainError
 from .views import JSON, event_view, game_view, player_view, room_view
+
+log = logging.getLogger("dicecup.rooms")
 
 ROOM_OPTIONS = {"hints": True}
 """Options every room has on top of its rule set's."""
@@ -112,10 +118,21 @@ class _Changes:
 
 
 class RoomService:
-    def __init__(self, db: Database, publisher: Publisher | None = None, presence: Presence | None = None) -> None:
+    def __init__(
+        self,
+        db: Database,
+        publisher: Publisher | None = None,
+        presence: Presence | None = None,
+        strategy: StrategyStore | None = None,
+        bot_delay: float = 0.8,
+    ) -> None:
         self.db = db
         self.publisher = publisher
         self.presence = presence
+        self.strategy = strategy
+        self.bot_delay = bot_delay
+        self.on_deadline: Callable[[datetime], None] | None = None
+        """Called after a commit that gives a room a deadline (the local bot scheduler's wake-up)."""
 
     # -- reads --------------------------------------------------------------------------
 
@@ -272,10 +289,36 @@ class RoomService:
             room.game_number = number
             room.status = "playing"
             self._append_rules_events(session, room, changes, transition.events, actor.player_id)
+            self._schedule(room, transition.state, seated)
             await session.flush()
-            view = await self._view(session, room, game)
+            view = await self._view(session, room, game, players=seated)
         await self._publish(view, changes)
+        self._wake(room)
         return view
+
+    async def add_bot(self, code: str, actor: Seat, level: str) -> JSON:
+        """The host seats a bot (between games); it plays through the scheduler."""
+        if level not in LEVELS:
+            raise DomainError("invalid_request", f"bot level is one of {', '.join(LEVELS)}")
+        changes = _Changes()
+        async with self.db.write() as session:
+            room = await self._room(session, code, lock=True)
+            if actor.player_id != room.host_id:
+                raise DomainError("not_host", "only the host can add a bot")
+            if room.status == "playing":
+                raise DomainError("game_in_progress", "bots can join only between games")
+            seated = await self._players(session, room)
+            if len(seated) >= room.max_players:
+                raise DomainError("room_full", f"room {room.code} has all {room.max_players} seats taken")
+            same = sum(1 for p in seated if p.bot == level)
+            name = f"{level.capitalize()} bot" + (f" {same + 1}" if same else "")
+            player = self._seat(room, name, len(seated), None, bot=level)
+            session.add(player)
+            await session.flush()
+            self._append(session, room, changes, [("player_joined", player.id, {"player": self._pv(player, room)})])
+            view = await self._view(session, room)
+        await self._publish(view, changes)
+        return self._pv(player, room)
 
     async def act(self, code: str, actor: Seat, request: ActionRequest) -> Outcome:
         """Validate and apply one action; see ``API.md`` for the order of refusals."""
@@ -308,6 +351,8 @@ class RoomService:
                     room.status = "finished"
             first = room.version + 1
             self._append_rules_events(session, room, changes, transition.events, actor.player_id)
+            seated = await self._players(session, room)
+            self._schedule(room, transition.state, seated)
             if request.id is not None:
                 session.add(
                     ActionResult(
@@ -320,8 +365,9 @@ class RoomService:
                         version=room.version,
                     )
                 )
-            view = await self._view(session, room, game, transition.state)
+            view = await self._view(session, room, game, transition.state, seated)
         await self._publish(view, changes)
+        self._wake(room)
         return Outcome(view["version"], [event_view(e) for e in changes.events], view)
 
     # -- helpers --------------------------------------------------------------------------
@@ -429,8 +475,29 @@ class RoomService:
         items = [(e.type, actor_id if e.type == "game_started" else e.player_id, e.data()) for e in events]
         self._append(session, room, changes, items)
 
-    async def _view(self, session: AsyncSession, room: Room, current: Game | None = None, state: Any = None) -> JSON:
-        players = await self._players(session, room)
+    def _schedule(self, room: Room, state: GameState, seated: Sequence[Player]) -> None:
+        """A bot's turn is due after the bot delay; nothing else is scheduled."""
+        turn = state.turn
+        bots = {p.id for p in seated if p.bot is not None}
+        if turn is not None and turn.player_id in bots:
+            room.next_deadline = utcnow() + timedelta(seconds=self.bot_delay)
+        else:
+            room.next_deadline = None
+
+    def _wake(self, room: Room) -> None:
+        if room.next_deadline is not None and self.on_deadline is not None:
+            self.on_deadline(room.next_deadline)
+
+    async def _view(
+        self,
+        session: AsyncSession,
+        room: Room,
+        current: Game | None = None,
+        state: GameState | None = None,
+        players: Sequence[Player] | None = None,
+    ) -> JSON:
+        if players is None:
+            players = await self._players(session, room)
         if current is None:
             current = await self._game(session, room, room.game_number)
         history = await session.execute(

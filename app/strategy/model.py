@@ -8,6 +8,7 @@ against the engine's ``scorable`` for many positions.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -33,7 +34,7 @@ class Variant:
     upper_first: bool = False
 
     @classmethod
-    def of(cls, ruleset: str, options: dict[str, object] | None = None) -> Variant:
+    def of(cls, ruleset: str, options: Mapping[str, object] | None = None) -> Variant:
         options = options or {}
         if ruleset == "yahtzee":
             return cls("yahtzee", str(options.get("joker", "forced")), bool(options.get("upper_first", False)))

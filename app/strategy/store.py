@@ -46,9 +46,14 @@ class StrategyStore:
         return missing
 
     async def start(self) -> None:
+        """Load (and if allowed, compute) the tables in the background: the
+        server serves meanwhile."""
+        self._task = asyncio.create_task(self._prepare(), name="strategy-tables")
+
+    async def _prepare(self) -> None:
         missing = await asyncio.to_thread(self.load_available)
         if missing and self.solve:
-            self._task = asyncio.create_task(self._solve_missing())
+            await self._solve_missing()
 
     @property
     def ready(self) -> bool:

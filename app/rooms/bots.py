@@ -1,0 +1,145 @@
+"""Bots: what a bot seat does on its turn, and the scheduler that makes it
+act when its room's deadline comes (see ARCHITECTURE.md, "Work the server
+does by itself")."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
+
+from sqlalchemy import select, update
+
+from app.db import Player, Room
+from app.db.models import utcnow
+from app.rules import GameState, state_from_dict
+from app.strategy import Advisor, BoxChoice, StrategyStore, Variant, pick
+
+from .errors import DomainError
+from .service import ActionRequest, Seat
+
+if TYPE_CHECKING:
+    from .service import RoomService
+
+log = logging.getLogger("dicecup.bots")
+
+
+def bot_action(store: StrategyStore | None, state: GameState, level: str, rng: random.Random) -> ActionRequest:
+    """The next action of a bot of ``level`` whose turn it is. Until the
+    variant's table is ready, every bot plays greedily."""
+    turn = state.turn
+    assert turn is not None
+    if turn.dice is None:
+        return ActionRequest("roll")
+    variant = Variant.of(state.ruleset, state.options)
+    advisor = None if store is None or level == "greedy" else store.advisor(variant)
+    if advisor is None:
+        advisor = store.greedy(variant) if store is not None else Advisor(variant, None)
+    card = state.scorecards[turn.player_id]
+    choice = pick(advisor.advise(card, turn.dice, turn.rolls_left), level, rng)
+    if isinstance(choice, BoxChoice):
+        return ActionRequest("score", box=choice.box)
+    return ActionRequest("roll", keep=choice.dice)
+
+
+async def claim_due(service: RoomService, limit: int = 20, lease: float = 15.0) -> list[str]:
+    """Rooms whose deadline has passed, claimed for ``lease`` seconds (on
+    PostgreSQL with ``FOR UPDATE SKIP LOCKED``, so instances never claim the
+    same room, and a crashed instance's rooms come due again)."""
+    now = utcnow()
+    async with service.db.write() as session:
+        stmt = (
+            select(Room)
+            .where(Room.next_deadline.is_not(None), Room.next_deadline <= now)
+            .order_by(Room.next_deadline)
+            .limit(limit)
+        )
+        if not service.db.is_sqlite:
+            stmt = stmt.with_for_update(skip_locked=True)
+        rooms = list((await session.execute(stmt)).scalars())
+        for room in rooms:
+            room.next_deadline = now + timedelta(seconds=lease)
+        return [room.code for room in rooms]
+
+
+async def bot_turn(service: RoomService, code: str) -> bool:
+    """If a bot is to act in the room, make its next move through :meth:`act`."""
+    async with service.db.read() as session:
+        room = await service._room(session, code)
+        game = await service._game(session, room, room.game_number)
+        if game is None or game.status != "playing":
+            return False
+        state = state_from_dict(game.state)
+        assert state.turn is not None
+        bot = await session.get(Player, state.turn.player_id)
+        version = room.version
+    if bot is None or bot.bot is None:
+        # Nothing for a bot to do: drop the deadline, unless the room moved on meanwhile.
+        async with service.db.write() as session:
+            await session.execute(
+                update(Room).where(Room.code == room.code, Room.version == version).values(next_deadline=None)
+            )
+        return False
+    request = bot_action(service.strategy, state, bot.bot, random.Random(f"{bot.id}:{version}"))
+    try:
+        await service.act(code, Seat(bot.id, code), replace(request, expected_version=version))
+    except DomainError as refused:  # someone else moved first: the new deadline brings us back
+        log.info("bot %s in room %s: %s", bot.id, code, refused.code)
+        return False
+    return True
+
+
+class BotScheduler:
+    """Each instance's loop: claim the rooms that are due, let their bots act.
+
+    It sleeps until the earliest deadline it has heard of (the service calls
+    :meth:`wake` after each commit that sets one) or ``poll`` seconds, so
+    rooms scheduled by another instance, or left by a crashed one, are
+    picked up too."""
+
+    def __init__(self, service: RoomService, poll: float = 1.0) -> None:
+        self.service = service
+        self.poll = poll
+        self._next: datetime | None = None
+        self._wakeup = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self.service.on_deadline = self.wake
+        self._task = asyncio.create_task(self._run(), name="bot-scheduler")
+
+    def wake(self, at: datetime) -> None:
+        if self._next is None or at < self._next:
+            self._next = at
+        self._wakeup.set()
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                due = await claim_due(self.service)
+                for code in due:
+                    await bot_turn(self.service, code)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("bot scheduler step failed")
+                due = []
+            if due:
+                continue
+            timeout = self.poll
+            if self._next is not None:
+                timeout = min(timeout, max(0.0, (self._next - datetime.now(UTC)).total_seconds()))
+                self._next = None
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wakeup.wait(), timeout)
+            self._wakeup.clear()
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
