@@ -136,8 +136,7 @@ async def add_bot(
     responses=_errors(401, 403, 404, 409, 503),
 )
 async def get_hint(code: Code, service: ServiceDep, token: TokenDep) -> Response:
-    seat = await service.authenticate(code, token)
-    return ORJSONResponse(await hint(service, code, seat))
+    return ORJSONResponse(await hint(service, code, token))
 
 
 @router.get(

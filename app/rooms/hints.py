@@ -2,33 +2,56 @@
 
 from __future__ import annotations
 
+from sqlalchemy import select
+
+from app.db import Game, Player, Room
 from app.rules import state_from_dict
 from app.strategy import Variant
 
+from . import secrets
 from .errors import DomainError
-from .service import RoomService, Seat
+from .service import RoomService
 from .views import JSON
 
 
-async def hint(service: RoomService, code: str, seat: Seat) -> JSON:
-    """Expected values of every choice for the player whose turn it is (``API.md``)."""
+async def hint(service: RoomService, code: str, token: str | None) -> JSON:
+    """One read: the room with its current game, and the token's seat; then the
+    advice. Refusals in the order of ``API.md``: ``room_not_found``,
+    ``unauthorized``/``forbidden``, ``hints_disabled``, ``game_not_started``,
+    ``game_over``, ``not_your_turn``, ``must_roll_first``, ``strategy_unavailable``."""
+    # one round trip: the room, its current game, and whichever seat the token is
+    digest = secrets.token_hash(token) if token else ""
     async with service.db.read() as session:
-        room = await service._room(session, code)
-        if not room.options.get("hints", True):
-            raise DomainError("hints_disabled", "hints are off in this room")
-        game = await service._game(session, room, room.game_number)
-        if game is None:
-            raise DomainError("game_not_started", "no game has started in this room")
-        state = state_from_dict(game.state)
+        found = (
+            await session.execute(
+                select(Room, Game, Player)
+                .outerjoin(Game, (Game.room_id == Room.id) & (Game.number == Room.game_number))
+                .outerjoin(Player, Player.token_hash == digest)
+                .where(Room.code == secrets.normalize_code(code))
+            )
+        ).first()
+    if found is None:
+        raise DomainError("room_not_found", f"no room {code!r}")
+    room, game, player = found
+    if not token:
+        raise DomainError("unauthorized", "this needs a seat token (Authorization: Bearer ...)")
+    if player is None or player.left_at is not None:
+        raise DomainError("unauthorized", "unknown seat token")
+    if player.room_id != room.id:
+        raise DomainError("forbidden", "this token belongs to another room")
+    if not room.options.get("hints", True):
+        raise DomainError("hints_disabled", "hints are off in this room")
+    if game is None:
+        raise DomainError("game_not_started", "no game has started in this room")
+    state = state_from_dict(game.state)
     turn = state.turn
     if turn is None:
         raise DomainError("game_over", "the game is over")
-    if turn.player_id != seat.player_id:
+    if turn.player_id != player.id:
         raise DomainError("not_your_turn", "hints are for the player whose turn it is")
     if turn.dice is None:
         raise DomainError("must_roll_first", "roll first: hints are about the dice on the table")
     advisor = None if service.strategy is None else service.strategy.advisor(Variant.of(state.ruleset, state.options))
     if advisor is None:
         raise DomainError("strategy_unavailable", "the strategy tables are still being computed")
-    card = state.scorecards[turn.player_id]
-    return advisor.advise(card, turn.dice, turn.rolls_left).to_json()
+    return advisor.advise(state.scorecards[turn.player_id], turn.dice, turn.rolls_left).to_json()

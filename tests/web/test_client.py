@@ -24,7 +24,7 @@ PHONE = {"width": 390, "height": 844}
 
 
 @pytest.fixture(scope="module")
-def live(tmp_path_factory):
+def live(tmp_path_factory, strategy_tables):
     from app.db.migrate import upgrade
 
     url = f"sqlite+aiosqlite:///{tmp_path_factory.mktemp('web') / 'web.db'}"
@@ -239,4 +239,31 @@ async def test_a_friend_in_another_tab_of_the_same_browser(live, browser) -> Non
     await third.goto(f"{live.http}/r/{code}")
     await third.click("#resume-seat")  # the seat remembered last: Ben's
     await expect(third.locator("#lobby .players li:has-text('Ben') .tag")).to_have_text("you")
+    assert console.errors == []
+
+
+async def test_hint_and_a_bot_opponent(live, browser, strategy_tables, shots) -> None:
+    """The host adds a bot, which plays its turns; a hint shows the best choice."""
+    console = Console()
+    page = await open_page(browser, console)
+    await create_room(page, live.http, "Ana", "yahtzee", 2)
+    await page.select_option("#bot-level", "optimal")
+    await page.click("#add-bot")
+    await expect(page.locator("#lobby .players li")).to_have_count(2)
+    await expect(page.locator("#lobby")).to_contain_text("Optimal bot")
+    await page.click("#start-game")
+    game = page.locator("#game")
+    await expect(game).to_have_attribute("data-my-turn", "true", timeout=20000)  # the bot may go first
+    await page.click("#roll")
+    await expect(game).to_have_attribute("data-rolls-left", "2")
+    await page.click("#hint")
+    await expect(page.locator("#hint-panel li")).to_have_count(5)
+    await expect(page.locator("#hint-panel strong")).not_to_be_empty()
+    await page.screenshot(path=shots / "hint.png", full_page=True)
+    await page.locator("button.score-option").first.click()
+    if await page.locator("#confirm").is_visible():
+        await page.click("#confirm-yes")
+    # the bot takes its turn, and it comes back to Ana
+    await expect(page.locator("#app")).to_contain_text("Optimal bot scored", timeout=20000)
+    await expect(game).to_have_attribute("data-my-turn", "true", timeout=20000)
     assert console.errors == []

@@ -33,6 +33,8 @@ export const api = {
   join: (code, name) => request('POST', `${room(code)}/players`, { body: { name } }),
   leave: (code, playerId, token) => request('DELETE', `${room(code)}/players/${encodeURIComponent(playerId)}`, { token }),
   start: (code, token) => request('POST', `${room(code)}/games`, { token }),
+  addBot: (code, level, token) => request('POST', `${room(code)}/bots`, { body: { level }, token }),
+  hint: (code, token) => request('GET', `${room(code)}/hint`, { token }),
   events: (code, after) => request('GET', `${room(code)}/events?after=${after}&limit=1000`),
 };
 

@@ -21,7 +21,7 @@ const S = {
   kept: [false, false, false, false, false],
   rolled: new Set(), // positions that just changed, for the roll animation
   busy: false,
-  joinError: null,
+  hint: null, // the last hint, shown until the dice change
 };
 
 // ---------------------------------------------------------------- helpers
@@ -240,6 +240,7 @@ function applyRoom(room) {
 }
 
 function onEvent(event) {
+  if (['rolled', 'kept', 'scored', 'turn_started'].includes(event.type)) S.hint = null;
   if (event.type === 'rolled') {
     S.rolled = new Set(event.data.kept.map((kept, i) => (kept ? null : i)).filter((i) => i !== null));
     S.kept = [...event.data.kept];
@@ -346,6 +347,7 @@ function playersList(room) {
         <span class="name">${esc(p.name)}</span>
         ${p.id === me() ? `<span class="tag">${esc(t('room.you'))}</span>` : ''}
         ${p.host ? `<span class="tag">${esc(t('room.host'))}</span>` : ''}
+        ${p.bot ? `<span class="tag">${esc(t('room.bot'))}</span>` : ''}
       </li>`,
     )
     .join('')}</ul>`;
@@ -364,7 +366,14 @@ function lobbyView(room) {
         </form><p class="muted">${esc(t('room.spectating'))}</p>`;
   } else if (isHost) {
     const label = room.status === 'finished' ? t('end.play_again') : t('room.start');
-    actions = `<button class="primary big" data-action="start" id="start-game">${esc(label)}</button>`;
+    const levels = ['optimal', 'strong', 'casual', 'greedy']
+      .map((level) => `<option value="${level}">${esc(t(`bot.${level}`))}</option>`)
+      .join('');
+    const bots = full
+      ? ''
+      : `<div class="row"><label>${esc(t('room.bot_level'))}<select id="bot-level">${levels}</select></label>
+          <button data-action="add-bot" id="add-bot">${esc(t('room.add_bot'))}</button></div>`;
+    actions = `${bots}<button class="primary big" data-action="start" id="start-game">${esc(label)}</button>`;
   } else {
     actions = `<p>${esc(t(room.status === 'finished' ? 'end.waiting_host' : 'room.waiting_host'))}</p>`;
   }
@@ -393,10 +402,34 @@ function diceView(game) {
   if (mine) {
     const label = turn.rolls_left ? `${t('game.roll')} · ${plural('game.rolls_left', turn.rolls_left)}` : t('game.no_rolls');
     const hint = turn.dice ? t('game.pick_box') : t('game.roll_first');
+    const hints = S.room.options.hints && turn.dice;
     controls = `<button class="primary big" id="roll" data-action="roll" ${turn.rolls_left && !S.busy ? '' : 'disabled'}>${esc(label)}</button>
-      <p class="muted">${esc(hint)}</p>`;
+      <p class="muted">${esc(hint)}</p>
+      ${hints ? `<button class="quiet" data-action="hint" id="hint">${esc(t('game.hint'))}</button>` : ''}
+      ${hints && S.hint ? hintView(S.hint) : ''}`;
   }
   return `<div class="dice" role="group" aria-label="${esc(t('game.roll'))}">${dice}</div>${controls}`;
+}
+
+function hintView(hint) {
+  const best = hint.best;
+  const dice = S.room.game.turn.dice;
+  let line;
+  if (best.type === 'score') {
+    const box = hint.boxes.find((b) => b.box === best.box);
+    line = t('hint.score', { points: box.points, box: boxLabel(best.box) });
+  } else {
+    line = best.dice.length ? t('hint.keep', { dice: best.dice.map((i) => n(dice[i])).join(' ') }) : t('hint.reroll_all');
+  }
+  const options = [
+    ...hint.boxes.map((b) => ({ text: t('hint.score', { points: b.points, box: boxLabel(b.box) }), ev: b.ev })),
+    ...hint.keeps.map((k) => ({ text: k.values.length ? t('hint.keep', { dice: k.values.map(n).join(' ') }) : t('hint.reroll_all'), ev: k.ev })),
+  ]
+    .sort((a, b) => b.ev - a.ev)
+    .slice(0, 5);
+  const ev = (value) => new Intl.NumberFormat(document.documentElement.lang, { maximumFractionDigits: 1, minimumFractionDigits: 1 }).format(value);
+  return `<div class="hint" id="hint-panel" role="status"><p><strong>${esc(line)}</strong></p>
+    <ol>${options.map((o) => `<li><span>${esc(o.text)}</span><span class="muted">${esc(t('hint.ev', { ev: ev(o.ev) }))}</span></li>`).join('')}</ol></div>`;
 }
 
 function rolloffView(game) {
@@ -571,6 +604,11 @@ async function onClick(event) {
         if (!ok) return;
       }
       await act({ type: 'score', box });
+    } else if (action === 'hint') {
+      S.hint = await api.hint(S.code, S.seat.token);
+      renderRoom();
+    } else if (action === 'add-bot') {
+      await api.addBot(S.code, document.getElementById('bot-level').value, S.seat.token);
     } else if (action === 'start') {
       await api.start(S.code, S.seat.token);
     } else if (action === 'resume') {
