@@ -19,8 +19,8 @@ run: $(STAMP)
 	$(BIN)/python -m app serve
 
 lint: $(STAMP)
-	$(BIN)/ruff check app tests
-	$(BIN)/ruff format --check app tests
+	$(BIN)/ruff check app tests bench
+	$(BIN)/ruff format --check app tests bench
 	$(BIN)/mypy app
 
 test: lint
