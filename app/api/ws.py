@@ -121,7 +121,7 @@ class Session:
             you = next((p for p in room["players"] if seat and p["id"] == seat.player_id), None)
             if you is not None:
                 you["connected"] = True  # this very socket; the presence message follows
-            conn.send(_dump({"type": "welcome", "you": you, "room": room}))
+            conn.send_now(_dump({"type": "welcome", "you": you, "room": room}))
             version = room["version"]
             if after is not None and after < version:
                 await self.replay(conn, after, room)
@@ -153,7 +153,7 @@ class Session:
                 if event["version"] > version:
                     return
                 view = room if event["version"] == version else None
-                conn.send(_dump({"type": "event", "event": event, "room": view}))
+                conn.send_now(_dump({"type": "event", "event": event, "room": view}))
                 after = event["version"]
             if not page["more"]:
                 return

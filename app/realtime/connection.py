@@ -36,6 +36,7 @@ class Connection:
         self.last_version = 0
         self._ready = False
         self._early: list[tuple[int, str]] = []
+        self._held: list[str] = []
         self._queue: asyncio.Queue[str | None] = asyncio.Queue(maxsize=queue_size)
         self._writer: asyncio.Task[None] | None = None
         self.closed = asyncio.Event()
@@ -45,7 +46,15 @@ class Connection:
         self._writer = asyncio.create_task(self._write(), name=f"ws-writer-{self.id}")
 
     def send(self, data: str) -> None:
-        """Queue a message that is not a versioned event (welcome, ack, presence...)."""
+        """Queue a message that is not a versioned event (ack, presence...); one
+        that comes before :meth:`ready` waits until after the welcome."""
+        if not self._ready:
+            self._held.append(data)
+            return
+        self.send_now(data)
+
+    def send_now(self, data: str) -> None:
+        """Queue a message ahead of the gate: the welcome, and events replayed for ``after``."""
         if self.closed.is_set():
             return
         try:
@@ -64,7 +73,7 @@ class Connection:
         if version <= self.last_version:
             return
         self.last_version = version
-        self.send(data)
+        self.send_now(data)
 
     def ready(self, version: int) -> None:
         """The client has everything up to ``version``; flush what came meanwhile."""
@@ -73,6 +82,9 @@ class Connection:
         early, self._early = self._early, []
         for event_version, data in sorted(early, key=lambda item: item[0]):
             self.push_event(event_version, data)
+        held, self._held = self._held, []
+        for data in held:
+            self.send_now(data)
 
     def close(self, code: int, reason: str = "") -> None:
         """Close after the messages already queued (or at once if the queue is full)."""

@@ -12,6 +12,9 @@ from ..conftest import test_settings
 from ..live import server_in_thread
 from ..services import unavailable
 
+# A loaded CI machine can take longer than Playwright's default 5 s.
+expect.set_options(timeout=15_000)
+
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = [
     "--no-sandbox",

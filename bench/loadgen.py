@@ -1,0 +1,362 @@
+"""The load generator: rooms of real players over WebSocket (or REST), each
+seat its own connection, playing complete games with random legal actions.
+
+It records, per action, action -> ack for the actor and action -> event at
+every other member of the room (the fan-out), in HDR histograms; committed
+actions per second; errors by code; and it checks that every member received
+every event exactly once, in order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import websockets
+from hdrh.histogram import HdrHistogram
+
+# Scale: microseconds up to 60 s, 3 significant digits.
+LOWEST, HIGHEST, DIGITS = 1, 60_000_000, 3
+
+
+class Histogram:
+    def __init__(self) -> None:
+        self.h = HdrHistogram(LOWEST, HIGHEST, DIGITS)
+
+    def record(self, seconds: float) -> None:
+        self.h.record_value(max(LOWEST, min(HIGHEST, int(seconds * 1e6))))
+
+    def summary(self) -> dict[str, float]:
+        if self.h.get_total_count() == 0:
+            return {"count": 0}
+        ms = lambda us: round(us / 1000, 3)  # noqa: E731
+        return {
+            "count": self.h.get_total_count(),
+            "p50": ms(self.h.get_value_at_percentile(50)),
+            "p95": ms(self.h.get_value_at_percentile(95)),
+            "p99": ms(self.h.get_value_at_percentile(99)),
+            "max": ms(self.h.get_max_value()),
+        }
+
+
+@dataclass
+class Stats:
+    ack: Histogram = field(default_factory=Histogram)
+    fanout: Histogram = field(default_factory=Histogram)  # per member reached
+    fanout_all: Histogram = field(default_factory=Histogram)  # the last member of each action
+    actions: int = 0
+    errors: Counter[str] = field(default_factory=Counter)
+    missed: int = 0  # open loop: a scheduled action found no room ready
+    anomalies: list[str] = field(default_factory=list)
+    games: int = 0
+    finished: int = 0
+    elapsed: float = 0.0
+
+    def report(self) -> dict[str, Any]:
+        return {
+            "actions": self.actions,
+            "actions_per_s": round(self.actions / self.elapsed, 1) if self.elapsed else 0,
+            "ack_ms": self.ack.summary(),
+            "fanout_ms": self.fanout.summary(),
+            "fanout_all_ms": self.fanout_all.summary(),
+            "errors": dict(self.errors),
+            "missed": self.missed,
+            "games": self.games,
+            "games_finished": self.finished,
+            "anomalies": self.anomalies[:20],
+            "elapsed_s": round(self.elapsed, 2),
+        }
+
+
+class Member:
+    """One socket in a room: a seat (token) or a spectator."""
+
+    def __init__(self, url: str, token: str | None, player_id: str | None) -> None:
+        self.url = url
+        self.token = token
+        self.player_id = player_id
+        self.versions: list[int] = []
+        self.received: dict[int, float] = {}
+        self.room: dict[str, Any] | None = None
+        self.replies: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self.changed = asyncio.Event()
+        self.ws: Any = None
+        self.reader: asyncio.Task[None] | None = None
+
+    async def connect(self, after: int | None = None) -> None:
+        self.ws = await websockets.connect(self.url, max_size=None, compression=None, open_timeout=30)
+        hello: dict[str, Any] = {"type": "hello", "token": self.token}
+        if after is not None:
+            hello["after"] = after
+        await self.ws.send(json.dumps(hello))
+        welcome = json.loads(await asyncio.wait_for(self.ws.recv(), 30))
+        if welcome["type"] != "welcome":
+            raise RuntimeError(f"no welcome: {welcome}")
+        if self.room is None or (welcome["room"] or {}).get("version", 0) > self.room.get("version", 0):
+            self.room = welcome["room"] if after is None else self.room
+        self.reader = asyncio.create_task(self._read(self.ws))
+
+    async def _read(self, ws: Any) -> None:
+        try:
+            async for raw in ws:
+                now = time.perf_counter()
+                message = json.loads(raw)
+                kind = message["type"]
+                if kind == "event":
+                    version = message["event"]["version"]
+                    self.versions.append(version)
+                    self.received.setdefault(version, now)
+                    if message.get("room") is not None:
+                        self.room = message["room"]
+                    self.changed.set()
+                elif kind in ("ack", "error") and message.get("id") in self.replies:
+                    self.replies.pop(message["id"]).set_result(message)
+        except websockets.ConnectionClosed:
+            pass
+
+    async def wait_for(self, version: int, timeout: float = 60.0) -> None:
+        async with asyncio.timeout(timeout):
+            while version not in self.received:
+                self.changed.clear()
+                await self.changed.wait()
+
+    async def act(self, action: dict[str, Any]) -> dict[str, Any]:
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.replies[action["id"]] = future
+        await self.ws.send(json.dumps({"type": "action", "action": action}))
+        return await asyncio.wait_for(future, 60)
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            await self.ws.close()
+        if self.reader is not None:
+            await self.reader
+
+    def check(self, first: int, last: int) -> str | None:
+        """None if every version first..last arrived once and in order."""
+        seen = [v for v in self.versions if first <= v <= last]
+        if seen != list(range(first, last + 1)):
+            return f"{self.player_id or 'spectator'}: expected {first}..{last}, got {len(seen)} events"
+        return None
+
+
+def choose(room: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """A random legal action for the player whose turn it is."""
+    turn = room["game"]["turn"]
+    if turn["dice"] is None:
+        return {"type": "roll"}
+    options: list[dict[str, Any]] = [{"type": "score", "box": rng.choice(sorted(turn["scorable"]))}]
+    if turn["rolls_left"]:
+        keep = [i for i in range(5) if rng.random() < 0.5]
+        options += [{"type": "roll"}, {"type": "roll", "keep": keep}, {"type": "keep", "dice": keep}]
+    return rng.choice(options)
+
+
+class Pacer:
+    """Open loop: action slots at a target rate (ramped in steps). An action's
+    latency counts from its slot, so a server falling behind shows up in the
+    figures instead of slowing the generator down (no coordinated omission)."""
+
+    def __init__(self, rates: list[float], step: float) -> None:
+        self.rates = rates
+        self.step = step
+        self.slots: asyncio.Queue[float] = asyncio.Queue()
+        self.task: asyncio.Task[None] | None = None
+        self.done = False
+
+    def start(self) -> None:
+        self.task = asyncio.create_task(self._run())
+
+    async def _run(self) -> None:
+        start = time.perf_counter()
+        for rate in self.rates:
+            end = start + self.step
+            slot = start
+            while slot < end:
+                delay = slot - time.perf_counter()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                self.slots.put_nowait(slot)
+                slot += 1 / rate
+            start = end
+        self.done = True
+
+    async def take(self, stats: Stats) -> float | None:
+        while True:
+            if self.done and self.slots.empty():
+                return None
+            try:
+                slot = await asyncio.wait_for(self.slots.get(), 0.5)
+            except TimeoutError:
+                continue
+            if time.perf_counter() - slot > 1.0:  # nobody was ready for it
+                stats.missed += 1
+                continue
+            return slot
+
+
+@dataclass
+class Room:
+    code: str
+    seats: dict[str, Member]
+    spectators: list[Member]
+    tokens: dict[str, str]
+
+    @property
+    def members(self) -> list[Member]:
+        return [*self.seats.values(), *self.spectators]
+
+
+async def make_room(
+    http: httpx.AsyncClient, urls: list[str], seats: int, spectators: int, ruleset: str, baseline: bool
+) -> Room:
+    """Create a room with its seats (REST) and open every member's socket, the
+    members spread over the instances in ``urls`` round-robin."""
+    if baseline:
+        code = f"B{random.getrandbits(40):010x}"
+        members = {f"p{i}": Member(f"{urls[i % len(urls)]}/api/rooms/{code}/ws", None, f"p{i}") for i in range(seats)}
+        tokens: dict[str, str] = {}
+    else:
+        created = (await http.post("/api/rooms", json={"ruleset": ruleset, "name": "P0", "max_players": seats})).json()
+        code = created["room"]["code"]
+        tokens = {created["player"]["id"]: created["token"]}
+        for i in range(1, seats):
+            joined = (await http.post(f"/api/rooms/{code}/players", json={"name": f"P{i}"})).json()
+            tokens[joined["player"]["id"]] = joined["token"]
+        members = {
+            pid: Member(f"{urls[i % len(urls)]}/api/rooms/{code}/ws", token, pid)
+            for i, (pid, token) in enumerate(tokens.items())
+        }
+    watchers = [Member(f"{urls[(seats + i) % len(urls)]}/api/rooms/{code}/ws", None, None) for i in range(spectators)]
+    room = Room(code, members, watchers, tokens)
+    await asyncio.gather(*(m.connect() for m in room.members))
+    return room
+
+
+async def play(
+    room: Room,
+    stats: Stats,
+    rng: random.Random,
+    pacer: Pacer | None,
+    http: httpx.AsyncClient,
+    mode: str,
+    baseline_actions: int | None,
+) -> None:
+    """Play the room's game to the end (or ``baseline_actions`` echo actions)."""
+    if baseline_actions is None:
+        host_token = next(iter(room.tokens.values()))
+        r = await http.post(f"/api/rooms/{room.code}/games", headers={"authorization": f"Bearer {host_token}"})
+        started = r.json()
+        state = started
+        first = started["version"] - 1
+        for member in room.members:
+            await member.wait_for(started["version"])
+    else:
+        state, first = None, 1
+    stats.games += 1
+    done = 0
+    number = 0
+    while True:
+        if baseline_actions is not None:
+            if done >= baseline_actions:
+                break
+            actor = list(room.seats.values())[done % len(room.seats)]
+            action: dict[str, Any] = {"type": "roll"}
+            previous = done
+        else:
+            assert state is not None
+            if state["game"]["status"] == "finished":
+                stats.finished += 1
+                break
+            actor = room.seats[state["game"]["turn"]["player_id"]]
+            action = choose(state, rng)
+            previous = state["version"]
+        slot = await pacer.take(stats) if pacer is not None else None
+        if pacer is not None and slot is None:
+            break
+        number += 1
+        action["id"] = f"{room.code}-{number}"
+        sent = slot if slot is not None else time.perf_counter()
+        if mode == "rest" and baseline_actions is None:
+            token = room.tokens[actor.player_id or ""]
+            r = await http.post(
+                f"/api/rooms/{room.code}/actions", json=action, headers={"authorization": f"Bearer {token}"}
+            )
+            reply = r.json() | {"type": "ack" if r.status_code == 200 else "error"}
+        else:
+            reply = await actor.act(action)
+        acked = time.perf_counter()
+        if reply["type"] != "ack":
+            stats.errors[reply.get("code", "unknown")] += 1
+            state = actor.room or state
+            continue
+        stats.ack.record(acked - sent)
+        stats.actions += 1
+        version = reply["version"]
+        await asyncio.gather(*(m.wait_for(version) for m in room.members))
+        others = [m for m in room.members if m is not actor]
+        lags = [m.received[previous + 1] - sent for m in others]
+        for lag in lags:
+            stats.fanout.record(lag)
+        if lags:
+            stats.fanout_all.record(max(lags))
+        done += 1
+        if baseline_actions is None:
+            state = reply.get("room") or actor.room
+            if state is None or state["version"] < version:
+                await actor.wait_for(version)
+                state = actor.room
+    last = max(max(m.versions) for m in room.members) if any(m.versions for m in room.members) else 0
+    for member in room.members:
+        problem = member.check(first, last)
+        if problem:
+            stats.anomalies.append(f"room {room.code}: {problem}")
+
+
+async def run_games(
+    urls: list[str],
+    rooms: int,
+    seats: int,
+    spectators: int = 0,
+    ruleset: str = "yacht",
+    mode: str = "ws",
+    rates: list[float] | None = None,
+    step: float = 10.0,
+    baseline_actions: int | None = None,
+    seed: int = 1,
+) -> Stats:
+    """Create the rooms, then play every game at once (closed loop, or open
+    loop at ``rates`` actions/s, each for ``step`` seconds)."""
+    ws_urls = [u.replace("http://", "ws://") for u in urls]
+    stats = Stats()
+    limits = httpx.Limits(max_connections=200, max_keepalive_connections=200)
+    async with httpx.AsyncClient(base_url=urls[0], limits=limits, timeout=60) as http:
+        made = []
+        for i in range(0, rooms, 20):
+            made += await asyncio.gather(
+                *(
+                    make_room(http, ws_urls, seats, spectators, ruleset, baseline_actions is not None)
+                    for _ in range(min(20, rooms - i))
+                )
+            )
+        pacer = Pacer(rates, step) if rates else None
+        started = time.perf_counter()
+        if pacer is not None:
+            pacer.start()
+        await asyncio.gather(
+            *(
+                play(room, stats, random.Random(seed * 1000 + i), pacer, http, mode, baseline_actions)
+                for i, room in enumerate(made)
+            )
+        )
+        stats.elapsed = time.perf_counter() - started
+        if pacer is not None and pacer.task is not None:
+            pacer.task.cancel()
+        await asyncio.gather(*(m.close() for room in made for m in room.members))
+    return stats

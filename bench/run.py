@@ -1,0 +1,255 @@
+"""Benchmark scenarios, each one command (see bench/README.md):
+
+    python -m bench.run sqlite   [--rooms 100 --seats 4 --spectators 1] [--rate 200,400,800 --step 10] [--mode rest]
+    python -m bench.run postgres [--postgres postgresql://postgres@127.0.0.1:5432/test]
+    python -m bench.run redis    [--postgres ... --redis redis://127.0.0.1:6379/0]   (two instances)
+    python -m bench.run idle     [--connections 10000]
+    python -m bench.run storm    [--connections 10000]
+
+Every game scenario first runs the same client against the bare echo app
+(bench/echo.py) and reports Dicecup's figures as ratios to that baseline,
+measured in the same run. A human table goes to stdout, every figure to a
+JSON file (bench/results/<scenario>-<time>.json) with the command, commit and
+machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from typing import Any
+
+from app.db.migrate import upgrade
+
+from . import servers
+from .loadgen import Member, run_games
+
+DEFAULT_PG = "postgresql://postgres@127.0.0.1:5432/test"
+DEFAULT_REDIS = "redis://127.0.0.1:6379/0"
+
+
+def machine() -> dict[str, Any]:
+    memory = 0
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        if line.startswith("MemTotal:"):
+            memory = int(line.split()[1]) // 1024
+    return {
+        "cores": os.cpu_count(),
+        "memory_mib": memory,
+        "python": platform.python_version(),
+        "kernel": platform.release(),
+    }
+
+
+def commit() -> str:
+    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+
+
+@contextmanager
+def instances(kind: str, args: argparse.Namespace) -> Iterator[list[servers.Server]]:
+    """The Dicecup server(s) of a scenario, on a fresh database."""
+    with ExitStack() as stack:
+        if kind == "sqlite":
+            folder = stack.enter_context(tempfile.TemporaryDirectory())
+            url = f"sqlite+aiosqlite:///{folder}/bench.db"
+        else:
+            url = stack.enter_context(servers.scratch_postgres(args.postgres))
+        upgrade(url)
+        redis = args.redis if kind == "redis" else None
+        count = 2 if kind == "redis" else 1
+        yield [stack.enter_context(servers.dicecup(url, redis, migrate_on_start="false")) for _ in range(count)]
+
+
+def ratio(ours: dict[str, Any], base: dict[str, Any], key: str) -> float | None:
+    if ours.get("count") and base.get("count") and base[key]:
+        return round(ours[key] / base[key], 2)
+    return None
+
+
+def game_scenario(kind: str, args: argparse.Namespace) -> dict[str, Any]:
+    rates = [float(r) for r in args.rate.split(",")] if args.rate else None
+    with servers.echo() as echo:
+        # The baseline plays as many actions per room as a real game takes on average.
+        baseline = asyncio.run(
+            run_games(
+                [echo.http],
+                args.rooms,
+                args.seats,
+                args.spectators,
+                rates=rates,
+                step=args.step,
+                baseline_actions=args.seats * 12 * 3,
+            )
+        )
+    with instances(kind, args) as found:
+        before = [s.rss_kib() for s in found]
+        ours = asyncio.run(
+            run_games(
+                [s.http for s in found],
+                args.rooms,
+                args.seats,
+                args.spectators,
+                args.ruleset,
+                args.mode,
+                rates,
+                args.step,
+            )
+        )
+        after = [s.rss_kib() for s in found]
+    result: dict[str, Any] = {
+        "dicecup": ours.report(),
+        "baseline": baseline.report(),
+        "rss_kib": {"before": before, "after": after},
+    }
+    result["ratio_to_baseline"] = {
+        f"{name}_{q}": ratio(result["dicecup"][f"{name}_ms"], result["baseline"][f"{name}_ms"], q)
+        for name in ("ack", "fanout", "fanout_all")
+        for q in ("p50", "p99")
+    }
+    if kind != "sqlite":
+        result["postgres_commits_per_s"] = {
+            "1 connection": round(servers.pg_commit_ceiling(args.postgres, 2000, 1)),
+            "8 connections": round(servers.pg_commit_ceiling(args.postgres, 4000, 8)),
+        }
+    return result
+
+
+async def _idle(url: str, connections: int, rooms: int, storm: bool) -> dict[str, Any]:
+    import httpx
+
+    async with httpx.AsyncClient(base_url=url, timeout=60) as http:
+        codes = [
+            (await http.post("/api/rooms", json={"ruleset": "yacht", "name": "I"})).json()["room"]["code"]
+            for _ in range(rooms)
+        ]
+    ws = url.replace("http://", "ws://")
+    members = [Member(f"{ws}/api/rooms/{codes[i % rooms]}/ws", None, None) for i in range(connections)]
+    gate = asyncio.Semaphore(200)  # handshakes in flight
+
+    async def connect(member: Member, after: int | None = None) -> bool:
+        async with gate:
+            try:
+                await member.connect(after)
+                return True
+            except Exception:
+                return False
+
+    started = time.perf_counter()
+    opened = await asyncio.gather(*(connect(m) for m in members))
+    out: dict[str, Any] = {
+        "connections": connections,
+        "opened": sum(opened),
+        "open_s": round(time.perf_counter() - started, 2),
+    }
+    if storm:
+        for member in members:
+            if member.ws is not None:
+                await member.ws.close()  # all drop at once...
+        await asyncio.gather(*(m.reader for m in members if m.reader is not None))
+        started = time.perf_counter()
+        again = await asyncio.gather(*(connect(m, after=0) for m in members))  # ...and resume with `after`
+        out |= {
+            "reconnected": sum(again),
+            "failed": connections - sum(again),
+            "storm_s": round(time.perf_counter() - started, 2),
+        }
+    out["members"] = members
+    return out
+
+
+def idle_scenario(args: argparse.Namespace, storm: bool) -> dict[str, Any]:
+    servers.raise_open_files()
+    with instances("sqlite", args) as (server,):
+        time.sleep(1)
+        before = server.rss_kib()
+
+        async def run() -> dict[str, Any]:
+            out = await _idle(server.http, args.connections, max(1, args.connections // 50), storm)
+            await asyncio.sleep(1)
+            out["rss_kib_held"] = server.rss_kib()
+            await asyncio.gather(*(m.close() for m in out.pop("members")))
+            return out
+
+        out = asyncio.run(run())
+    out["rss_kib_before"] = before
+    out["rss_per_connection_kib"] = round((out["rss_kib_held"] - before) / max(1, out["opened"]), 2)
+    return out
+
+
+def print_table(scenario: str, result: dict[str, Any]) -> None:
+    print(f"\n== {scenario} ==")
+    if "dicecup" not in result:
+        print(result)
+        return
+    columns = ["", "actions/s", "ack p50", "p95", "p99", "fan p50", "p95", "p99", "all p99", "errors"]
+    rows = [columns]
+    for name in ("baseline", "dicecup"):
+        r = result[name]
+        ack, fan, everyone = r["ack_ms"], r["fanout_ms"], r["fanout_all_ms"]
+        rows.append(
+            [name, r["actions_per_s"]]
+            + [ack.get(q, "-") for q in ("p50", "p95", "p99")]
+            + [fan.get(q, "-") for q in ("p50", "p95", "p99")]
+            + [everyone.get("p99", "-"), sum(r["errors"].values())]
+        )
+    for row in rows:
+        print(f"{row[0]:10}" + "".join(f"{cell!s:>10}" for cell in row[1:]))
+    print(f"ratios to baseline: {result['ratio_to_baseline']}")
+    ours = result["dicecup"]
+    print(f"games finished {ours['games_finished']}/{ours['games']}, anomalies {len(ours['anomalies'])}")
+    print(f"server RSS KiB before/after: {result['rss_kib']}")
+    if "postgres_commits_per_s" in result:
+        print(f"PostgreSQL commit ceiling: {result['postgres_commits_per_s']}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m bench.run")
+    parser.add_argument("scenario", choices=["sqlite", "postgres", "redis", "idle", "storm"])
+    parser.add_argument("--rooms", type=int, default=100)
+    parser.add_argument("--seats", type=int, default=4)
+    parser.add_argument("--spectators", type=int, default=1)
+    parser.add_argument("--ruleset", default="yacht", choices=["yacht", "yahtzee"])
+    parser.add_argument("--mode", default="ws", choices=["ws", "rest"])
+    parser.add_argument("--rate", help="open loop: target actions/s, comma-separated steps (e.g. 250,500,1000)")
+    parser.add_argument("--step", type=float, default=10.0, help="seconds per open-loop step")
+    parser.add_argument("--connections", type=int, default=10000)
+    parser.add_argument("--postgres", default=DEFAULT_PG)
+    parser.add_argument("--redis", default=DEFAULT_REDIS)
+    parser.add_argument("--json", type=Path)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
+
+    if args.scenario in ("idle", "storm"):
+        result = idle_scenario(args, storm=args.scenario == "storm")
+    else:
+        result = game_scenario(args.scenario, args)
+    report = {
+        "scenario": args.scenario,
+        "command": "python -m bench.run " + " ".join(sys.argv[1:] if argv is None else argv),
+        "commit": commit(),
+        "machine": machine(),
+        "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "result": result,
+    }
+    print_table(args.scenario, result)
+    path = args.json or Path("bench/results") / f"{args.scenario}-{time.strftime('%Y%m%d-%H%M%S')}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"written to {path}")
+
+
+if __name__ == "__main__":
+    main()

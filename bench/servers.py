@@ -1,0 +1,160 @@
+"""Server processes for the benchmarks: Dicecup instances, the echo baseline,
+scratch databases, and their memory."""
+
+from __future__ import annotations
+
+import os
+import resource
+import secrets
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass
+class Server:
+    pid: int
+    http: str
+
+    @property
+    def ws(self) -> str:
+        return self.http.replace("http://", "ws://")
+
+    def rss_kib(self) -> int:
+        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+        return 0
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def raise_open_files() -> None:
+    """As many file descriptors as the hard limit allows (10,000 sockets need more than 1,024)."""
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+def _wait(url: str, process: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"server exited: {log.read_text()[-3000:]}")
+        try:
+            if httpx.get(url, timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.05)
+    raise TimeoutError(f"{url} did not come up: {log.read_text()[-3000:]}")
+
+
+@contextmanager
+def _process(args: list[str], env: dict[str, str], health: str, port: int) -> Iterator[Server]:
+    log = Path(f"/tmp/dicecup-bench-{port}.log")
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            args, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, preexec_fn=raise_open_files
+        )
+    try:
+        _wait(f"http://127.0.0.1:{port}{health}", process, log)
+        yield Server(process.pid, f"http://127.0.0.1:{port}")
+    finally:
+        process.terminate()
+        try:
+            process.wait(15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+@contextmanager
+def dicecup(database_url: str, redis_url: str | None = None, **settings: str) -> Iterator[Server]:
+    """One Dicecup instance (``python -m app serve``), rate limits off."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "DICECUP_DATABASE_URL": database_url,
+        "DICECUP_RATE_LIMITS": "false",
+        "DICECUP_STRATEGY_SOLVE": "false",
+        "DICECUP_LOG_LEVEL": "warning",
+        **{f"DICECUP_{k.upper()}": v for k, v in settings.items()},
+    }
+    env.pop("DICECUP_REDIS_URL", None)
+    if redis_url:
+        env["DICECUP_REDIS_URL"] = redis_url
+    with _process([sys.executable, "-m", "app", "serve", "--port", str(port)], env, "/api/health", port) as server:
+        yield server
+
+
+@contextmanager
+def echo() -> Iterator[Server]:
+    port = free_port()
+    args = [
+        sys.executable, "-m", "uvicorn", "bench.echo:app", "--port", str(port),
+        "--log-level", "warning", "--ws-per-message-deflate", "false",
+    ]  # fmt: skip
+    with _process(args, dict(os.environ), "/", port) as server:
+        yield server
+
+
+@contextmanager
+def scratch_postgres(admin_url: str) -> Iterator[str]:
+    """A new database on the server of ``admin_url``, dropped afterwards."""
+    import asyncio
+
+    import asyncpg
+
+    plain = admin_url.replace("postgresql+asyncpg://", "postgresql://")
+    name = f"dicecup_bench_{secrets.token_hex(4)}"
+
+    async def run(sql: str) -> None:
+        conn = await asyncpg.connect(plain)
+        try:
+            await conn.execute(sql)
+        finally:
+            await conn.close()
+
+    asyncio.run(run(f'CREATE DATABASE "{name}"'))
+    try:
+        yield plain.rsplit("/", 1)[0] + "/" + name
+    finally:
+        asyncio.run(run(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+def pg_commit_ceiling(url: str, commits: int = 2000, connections: int = 1) -> float:
+    """Trivial single-row commits per second, on ``connections`` connections at once."""
+    import asyncio
+
+    import asyncpg
+
+    async def run() -> float:
+        conns = [await asyncpg.connect(url) for _ in range(connections)]
+        try:
+            await conns[0].execute("CREATE TABLE IF NOT EXISTS bench_commits (id bigint)")
+
+            async def loop(conn: asyncpg.Connection) -> None:
+                for i in range(commits // connections):
+                    await conn.execute("INSERT INTO bench_commits VALUES ($1)", i)
+
+            started = time.perf_counter()
+            await asyncio.gather(*(loop(c) for c in conns))
+            return commits / (time.perf_counter() - started)
+        finally:
+            await conns[0].execute("DROP TABLE IF EXISTS bench_commits")
+            for conn in conns:
+                await conn.close()
+
+    return asyncio.run(run())
