@@ -53,6 +53,8 @@ class Room(Base):
     version: Mapped[int] = mapped_column(Integer, default=0)
     game_number: Mapped[int] = mapped_column(Integer, default=0)
     next_deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), index=True)
+    history: Mapped[list[dict[str, Any]]] = mapped_column(Json, default=list)
+    """Each finished game's number, totals and winners (kept here so that a room view needs no query)."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 

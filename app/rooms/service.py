@@ -14,9 +14,9 @@ import logging
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, cast
 
-from sqlalchemy import select
+from sqlalchemy import Table, bindparam, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db import ActionResult, Database, Event, Game, Player, Room
@@ -47,6 +47,22 @@ from .errors import DomainError
 from .views import JSON, event_view, game_view, player_view, room_view
 
 log = logging.getLogger("dicecup.rooms")
+
+# Plain tables for the hot path's INSERT/UPDATE statements (no ORM unit of work).
+EVENTS = cast(Table, Event.__table__)
+GAMES = cast(Table, Game.__table__)
+ROOMS = cast(Table, Room.__table__)
+ACTION_RESULTS = cast(Table, ActionResult.__table__)
+
+# The hot path's statements, built once: constructing SQLAlchemy statements
+# costs more than running them on a warm connection.
+_ROOM_AND_GAME = (
+    select(Room, Game)
+    .outerjoin(Game, (Game.room_id == Room.id) & (Game.number == Room.game_number))
+    .where(Room.code == bindparam("code"))
+)
+_PLAYERS = select(Player).where(Player.room_id == bindparam("room_id"), Player.left_at.is_(None)).order_by(Player.seat)
+_INSERT_EVENTS = insert(EVENTS)
 
 ROOM_OPTIONS = {"hints": True}
 """Options every room has on top of its rule set's."""
@@ -321,17 +337,19 @@ class RoomService:
         return self._pv(player, room)
 
     async def act(self, code: str, actor: Seat, request: ActionRequest) -> Outcome:
-        """Validate and apply one action; see ``API.md`` for the order of refusals."""
-        changes = _Changes()
+        """Validate and apply one action; see ``API.md`` for the order of refusals.
+
+        The hot path: one read of the room (locked) with its game, the
+        players, then plain INSERT/UPDATE statements; the room view is built
+        after the commit, outside the lock."""
         async with self.db.write() as session:
-            room = await self._room(session, code, lock=True)
+            room, game = await self._room_and_game(session, code)
             if request.id is not None:
                 replay = await self._replay(session, room, actor, request)
                 if replay is not None:
                     return replay
             if request.expected_version is not None and request.expected_version != room.version:
                 raise DomainError("stale_version", f"the room is at version {room.version}")
-            game = await self._game(session, room, room.game_number)
             if game is None:
                 raise DomainError("game_not_started", "no game has started in this room")
             if game.status == "finished":
@@ -341,34 +359,59 @@ class RoomService:
                 transition = apply(state, request.for_engine(actor.player_id), FairDice.from_hex(game.seed))
             except RuleViolation as refused:
                 raise DomainError(refused.code, refused.detail) from None
-            game.state = state_to_dict(transition.state)
+            seated = await self._players(session, room)
+            now = utcnow()
+            game_values: dict[str, Any] = {"state": state_to_dict(transition.state)}
+            room_values: dict[str, Any] = {"updated_at": now}
             for event in transition.events:
                 if isinstance(event, GameFinished):
-                    game.status = "finished"
-                    game.totals = dict(event.totals)
-                    game.winners = list(event.winners)
-                    game.finished_at = utcnow()
-                    room.status = "finished"
+                    game_values |= {
+                        "status": "finished",
+                        "totals": dict(event.totals),
+                        "winners": list(event.winners),
+                        "finished_at": now,
+                    }
+                    summary = {"number": game.number, "totals": dict(event.totals), "winners": list(event.winners)}
+                    room_values |= {"status": "finished", "history": [*room.history, summary]}
             first = room.version + 1
-            self._append_rules_events(session, room, changes, transition.events, actor.player_id)
-            seated = await self._players(session, room)
-            self._schedule(room, transition.state, seated)
+            events = [
+                {
+                    "room_id": room.id,
+                    "version": first + i,
+                    "type": e.type,
+                    "player_id": actor.player_id if e.type == "game_started" else e.player_id,
+                    "data": e.data(),
+                    "at": now,
+                }
+                for i, e in enumerate(transition.events)
+            ]
+            room_values["version"] = first + len(events) - 1
+            room_values["next_deadline"] = self._deadline(transition.state, seated)
+            await session.execute(_INSERT_EVENTS, events)
+            await session.execute(update(GAMES).where(Game.id == game.id).values(**game_values))
+            await session.execute(update(ROOMS).where(Room.id == room.id).values(**room_values))
             if request.id is not None:
-                session.add(
-                    ActionResult(
+                await session.execute(
+                    insert(ACTION_RESULTS).values(
                         room_id=room.id,
                         player_id=actor.player_id,
                         game_number=room.game_number,
                         client_id=request.id,
                         action=request.canonical(),
                         first_version=first,
-                        version=room.version,
+                        version=room_values["version"],
                     )
                 )
-            view = await self._view(session, room, game, transition.state, seated)
-        await self._publish(view, changes)
+        # Committed: the loaded rows take their new values for the view (they are detached now).
+        for name, value in game_values.items():
+            setattr(game, name, value)
+        for name, value in room_values.items():
+            setattr(room, name, value)
+        view = self._build_view(room, seated, game, transition.state)
+        published = [_event_json(e) for e in events]
+        await self._publish_events(view, published)
         self._wake(room)
-        return Outcome(view["version"], [event_view(e) for e in changes.events], view)
+        return Outcome(view["version"], published, view)
 
     # -- helpers --------------------------------------------------------------------------
 
@@ -424,12 +467,25 @@ class RoomService:
             raise DomainError("room_not_found", f"no room {code!r}")
         return room
 
+    async def _room_and_game(self, session: AsyncSession, code: str) -> tuple[Room, Game | None]:
+        """The room, locked for the transaction, and its current game.
+
+        On SQLite one joined query (``BEGIN IMMEDIATE`` already serializes
+        whole transactions). On PostgreSQL the game must be read *after* the
+        room lock is granted: a joined ``SELECT ... FOR UPDATE OF rooms``
+        re-reads only the locked row after waiting, and would hand back the
+        game as it was before the transaction it waited for."""
+        if not self.db.is_sqlite:
+            room = await self._room(session, code, lock=True)
+            return room, await self._game(session, room, room.game_number)
+        found = (await session.execute(_ROOM_AND_GAME, {"code": secrets.normalize_code(code)})).first()
+        if found is None:
+            raise DomainError("room_not_found", f"no room {code!r}")
+        return found[0], found[1]
+
     @staticmethod
     async def _players(session: AsyncSession, room: Room) -> list[Player]:
-        rows = await session.execute(
-            select(Player).where(Player.room_id == room.id, Player.left_at.is_(None)).order_by(Player.seat)
-        )
-        return list(rows.scalars())
+        return list((await session.execute(_PLAYERS, {"room_id": room.id})).scalars())
 
     @staticmethod
     async def _game(session: AsyncSession, room: Room, number: int) -> Game | None:
@@ -475,14 +531,16 @@ class RoomService:
         items = [(e.type, actor_id if e.type == "game_started" else e.player_id, e.data()) for e in events]
         self._append(session, room, changes, items)
 
-    def _schedule(self, room: Room, state: GameState, seated: Sequence[Player]) -> None:
+    def _deadline(self, state: GameState, seated: Sequence[Player]) -> datetime | None:
         """A bot's turn is due after the bot delay; nothing else is scheduled."""
         turn = state.turn
         bots = {p.id for p in seated if p.bot is not None}
         if turn is not None and turn.player_id in bots:
-            room.next_deadline = utcnow() + timedelta(seconds=self.bot_delay)
-        else:
-            room.next_deadline = None
+            return utcnow() + timedelta(seconds=self.bot_delay)
+        return None
+
+    def _schedule(self, room: Room, state: GameState, seated: Sequence[Player]) -> None:
+        room.next_deadline = self._deadline(state, seated)
 
     def _wake(self, room: Room) -> None:
         if room.next_deadline is not None and self.on_deadline is not None:
@@ -500,14 +558,28 @@ class RoomService:
             players = await self._players(session, room)
         if current is None:
             current = await self._game(session, room, room.game_number)
-        history = await session.execute(
-            select(Game.number, Game.totals, Game.winners)
-            .where(Game.room_id == room.id, Game.status == "finished")
-            .order_by(Game.number)
-        )
-        finished = [(n, totals or {}, winners or []) for n, totals, winners in history]
-        return room_view(room, players, current, finished, self._connected(room.code), state)
+        return self._build_view(room, players, current, state)
+
+    def _build_view(
+        self, room: Room, players: Sequence[Player], current: Game | None, state: GameState | None = None
+    ) -> JSON:
+        history = [(g["number"], g["totals"], g["winners"]) for g in room.history or []]
+        return room_view(room, players, current, history, self._connected(room.code), state)
 
     async def _publish(self, view: JSON, changes: _Changes) -> None:
-        if self.publisher is not None and changes.events:
-            await self.publisher.publish(view["code"], [event_view(e) for e in changes.events], view)
+        await self._publish_events(view, [event_view(e) for e in changes.events])
+
+    async def _publish_events(self, view: JSON, events: list[JSON]) -> None:
+        if self.publisher is not None and events:
+            await self.publisher.publish(view["code"], events, view)
+
+
+def _event_json(row: dict[str, Any]) -> JSON:
+    """An inserted event row as ``API.md``'s Event."""
+    return {
+        "version": row["version"],
+        "type": row["type"],
+        "player_id": row["player_id"],
+        "data": row["data"],
+        "at": row["at"].isoformat().replace("+00:00", "Z"),
+    }
