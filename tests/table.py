@@ -1,4 +1,5 @@
-"""A small client for playing over the REST API in tests."""
+"""A small client for playing over the REST API in tests (``choose``, a random
+legal action, is the load generator's)."""
 
 import random
 from dataclasses import dataclass, field
@@ -7,6 +8,7 @@ from typing import Any
 import httpx
 
 from app.rules import get_ruleset
+from bench.loadgen import choose
 
 
 @dataclass
@@ -62,18 +64,6 @@ class Table:
             if not r.json()["more"]:
                 return out
             after = out[-1]["version"]
-
-
-def choose(room: dict[str, Any], rng: random.Random) -> dict[str, Any]:
-    """A random legal action for the player whose turn it is."""
-    turn = room["game"]["turn"]
-    if turn["dice"] is None:
-        return {"type": "roll"}
-    options: list[dict[str, Any]] = [{"type": "score", "box": rng.choice(sorted(turn["scorable"]))}]
-    if turn["rolls_left"]:
-        keep = [i for i in range(5) if rng.random() < 0.5]
-        options += [{"type": "roll"}, {"type": "roll", "keep": keep}, {"type": "keep", "dice": keep}]
-    return rng.choice(options)
 
 
 async def play(table: Table, rng: random.Random, max_actions: int | None = None) -> dict[str, Any]:

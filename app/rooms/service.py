@@ -241,11 +241,7 @@ class RoomService:
         changes = _Changes()
         async with self.db.write() as session:
             room = await self._room(session, code, lock=True)
-            if room.status == "playing":
-                raise DomainError("game_in_progress", "players can join only between games")
-            seated = await self._players(session, room)
-            if len(seated) >= room.max_players:
-                raise DomainError("room_full", f"room {room.code} has all {room.max_players} seats taken")
+            seated = await self._free_seats(session, room, "players")
             player = self._seat(room, name, len(seated), token)
             session.add(player)
             await session.flush()
@@ -321,11 +317,7 @@ class RoomService:
             room = await self._room(session, code, lock=True)
             if actor.player_id != room.host_id:
                 raise DomainError("not_host", "only the host can add a bot")
-            if room.status == "playing":
-                raise DomainError("game_in_progress", "bots can join only between games")
-            seated = await self._players(session, room)
-            if len(seated) >= room.max_players:
-                raise DomainError("room_full", f"room {room.code} has all {room.max_players} seats taken")
+            seated = await self._free_seats(session, room, "bots")
             same = sum(1 for p in seated if p.bot == level)
             name = f"{level.capitalize()} bot" + (f" {same + 1}" if same else "")
             player = self._seat(room, name, len(seated), None, bot=level)
@@ -482,6 +474,15 @@ class RoomService:
         if found is None:
             raise DomainError("room_not_found", f"no room {code!r}")
         return found[0], found[1]
+
+    async def _free_seats(self, session: AsyncSession, room: Room, who: str) -> list[Player]:
+        """The seated players, if a new seat can be taken now (between games, room not full)."""
+        if room.status == "playing":
+            raise DomainError("game_in_progress", f"{who} can join only between games")
+        seated = await self._players(session, room)
+        if len(seated) >= room.max_players:
+            raise DomainError("room_full", f"room {room.code} has all {room.max_players} seats taken")
+        return seated
 
     @staticmethod
     async def _players(session: AsyncSession, room: Room) -> list[Player]:
