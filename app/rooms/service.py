@@ -18,6 +18,7 @@ from typing import Any, Literal, Protocol, cast
 
 from sqlalchemy import Table, bindparam, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import Session
 
 from app.db import ActionResult, Database, Event, Game, Player, Room
 from app.db.models import utcnow
@@ -331,79 +332,90 @@ class RoomService:
     async def act(self, code: str, actor: Seat, request: ActionRequest) -> Outcome:
         """Validate and apply one action; see ``API.md`` for the order of refusals.
 
-        The hot path: one read of the room (locked) with its game, the
-        players, then plain INSERT/UPDATE statements; the room view is built
-        after the commit, outside the lock."""
-        async with self.db.write() as session:
-            room, game = await self._room_and_game(session, code)
-            if request.id is not None:
-                replay = await self._replay(session, room, actor, request)
-                if replay is not None:
-                    return replay
-            if request.expected_version is not None and request.expected_version != room.version:
-                raise DomainError("stale_version", f"the room is at version {room.version}")
-            if game is None:
-                raise DomainError("game_not_started", "no game has started in this room")
-            if game.status == "finished":
-                raise DomainError("game_over", "the game is over")
-            state = state_from_dict(game.state)
-            try:
-                transition = apply(state, request.for_engine(actor.player_id), FairDice.from_hex(game.seed))
-            except RuleViolation as refused:
-                raise DomainError(refused.code, refused.detail) from None
-            seated = await self._players(session, room)
-            now = utcnow()
-            game_values: dict[str, Any] = {"state": state_to_dict(transition.state)}
-            room_values: dict[str, Any] = {"updated_at": now}
-            for event in transition.events:
-                if isinstance(event, GameFinished):
-                    game_values |= {
-                        "status": "finished",
-                        "totals": dict(event.totals),
-                        "winners": list(event.winners),
-                        "finished_at": now,
-                    }
-                    summary = {"number": game.number, "totals": dict(event.totals), "winners": list(event.winners)}
-                    room_values |= {"status": "finished", "history": [*room.history, summary]}
-            first = room.version + 1
-            events = [
-                {
-                    "room_id": room.id,
-                    "version": first + i,
-                    "type": e.type,
-                    "player_id": actor.player_id if e.type == "game_started" else e.player_id,
-                    "data": e.data(),
-                    "at": now,
-                }
-                for i, e in enumerate(transition.events)
-            ]
-            room_values["version"] = first + len(events) - 1
-            room_values["next_deadline"] = self._deadline(transition.state, seated)
-            await session.execute(_INSERT_EVENTS, events)
-            await session.execute(update(GAMES).where(Game.id == game.id).values(**game_values))
-            await session.execute(update(ROOMS).where(Room.id == room.id).values(**room_values))
-            if request.id is not None:
-                await session.execute(
-                    insert(ACTION_RESULTS).values(
-                        room_id=room.id,
-                        player_id=actor.player_id,
-                        game_number=room.game_number,
-                        client_id=request.id,
-                        action=request.canonical(),
-                        first_version=first,
-                        version=room_values["version"],
-                    )
-                )
-        # Committed: the loaded rows take their new values for the view (they are detached now).
-        for name, value in game_values.items():
-            setattr(game, name, value)
-        for name, value in room_values.items():
-            setattr(room, name, value)
-        view = self._build_view(room, seated, game, transition.state)
+        The transaction (:meth:`_apply`) reads the locked room with its game
+        and players and writes with plain INSERT/UPDATE statements; the room
+        view is built after the commit, outside the lock."""
+        applied = await self.db.transact(lambda session: self._apply(session, code, actor, request))
+        if isinstance(applied, Outcome):
+            return applied  # an action id seen before: its remembered answer
+        room, game, seated, state, events = applied
+        view = self._build_view(room, seated, game, state)
         published = [_event_json(e) for e in events]
         await self._publish_events(view, published)
         self._wake(room)
         return Outcome(view["version"], published, view)
+
+    def _apply(
+        self, session: Session, code: str, actor: Seat, request: ActionRequest
+    ) -> Outcome | tuple[Room, Game, list[Player], GameState, list[dict[str, Any]]]:
+        """The action's transaction (synchronous: see :meth:`Database.transact`)."""
+        room, game = self._room_and_game(session, code)
+        if request.id is not None:
+            replay = self._replay(session, room, actor, request)
+            if replay is not None:
+                return replay
+        if request.expected_version is not None and request.expected_version != room.version:
+            raise DomainError("stale_version", f"the room is at version {room.version}")
+        if game is None:
+            raise DomainError("game_not_started", "no game has started in this room")
+        if game.status == "finished":
+            raise DomainError("game_over", "the game is over")
+        state = state_from_dict(game.state)
+        try:
+            transition = apply(state, request.for_engine(actor.player_id), FairDice.from_hex(game.seed))
+        except RuleViolation as refused:
+            raise DomainError(refused.code, refused.detail) from None
+        seated = _players(session, room)
+        now = utcnow()
+        game_values: dict[str, Any] = {"state": state_to_dict(transition.state)}
+        room_values: dict[str, Any] = {"updated_at": now}
+        for event in transition.events:
+            if isinstance(event, GameFinished):
+                game_values |= {
+                    "status": "finished",
+                    "totals": dict(event.totals),
+                    "winners": list(event.winners),
+                    "finished_at": now,
+                }
+                summary = {"number": game.number, "totals": dict(event.totals), "winners": list(event.winners)}
+                room_values |= {"status": "finished", "history": [*room.history, summary]}
+        first = room.version + 1
+        events = [
+            {
+                "room_id": room.id,
+                "version": first + i,
+                "type": e.type,
+                "player_id": actor.player_id if e.type == "game_started" else e.player_id,
+                "data": e.data(),
+                "at": now,
+            }
+            for i, e in enumerate(transition.events)
+        ]
+        room_values["version"] = first + len(events) - 1
+        room_values["next_deadline"] = self._deadline(transition.state, seated)
+        session.execute(_INSERT_EVENTS, events)
+        session.execute(update(GAMES).where(GAMES.c.id == game.id).values(**game_values))
+        session.execute(update(ROOMS).where(ROOMS.c.id == room.id).values(**room_values))
+        if request.id is not None:
+            session.execute(
+                insert(ACTION_RESULTS).values(
+                    room_id=room.id,
+                    player_id=actor.player_id,
+                    game_number=room.game_number,
+                    client_id=request.id,
+                    action=request.canonical(),
+                    first_version=first,
+                    version=room_values["version"],
+                )
+            )
+        # The rows take their new values for the view; nothing is pending for the
+        # ORM to flush (the statements above did the writing), so detach them.
+        session.expunge_all()
+        for name, value in game_values.items():
+            setattr(game, name, value)
+        for name, value in room_values.items():
+            setattr(room, name, value)
+        return room, game, seated, transition.state, events
 
     # -- helpers --------------------------------------------------------------------------
 
@@ -451,15 +463,9 @@ class RoomService:
         return player_view(player, room, self._connected(room.code))
 
     async def _room(self, session: AsyncSession, code: str, lock: bool = False) -> Room:
-        stmt = select(Room).where(Room.code == secrets.normalize_code(code))
-        if lock and not self.db.is_sqlite:
-            stmt = stmt.with_for_update()
-        room = (await session.execute(stmt)).scalar_one_or_none()
-        if room is None:
-            raise DomainError("room_not_found", f"no room {code!r}")
-        return room
+        return await session.run_sync(_room, code, lock and not self.db.is_sqlite)
 
-    async def _room_and_game(self, session: AsyncSession, code: str) -> tuple[Room, Game | None]:
+    def _room_and_game(self, session: Session, code: str) -> tuple[Room, Game | None]:
         """The room, locked for the transaction, and its current game.
 
         On SQLite one joined query (``BEGIN IMMEDIATE`` already serializes
@@ -468,9 +474,9 @@ class RoomService:
         re-reads only the locked row after waiting, and would hand back the
         game as it was before the transaction it waited for."""
         if not self.db.is_sqlite:
-            room = await self._room(session, code, lock=True)
-            return room, await self._game(session, room, room.game_number)
-        found = (await session.execute(_ROOM_AND_GAME, {"code": secrets.normalize_code(code)})).first()
+            room = _room(session, code, lock=True)
+            return room, _game(session, room, room.game_number)
+        found = session.execute(_ROOM_AND_GAME, {"code": secrets.normalize_code(code)}).first()
         if found is None:
             raise DomainError("room_not_found", f"no room {code!r}")
         return found[0], found[1]
@@ -486,34 +492,33 @@ class RoomService:
 
     @staticmethod
     async def _players(session: AsyncSession, room: Room) -> list[Player]:
-        return list((await session.execute(_PLAYERS, {"room_id": room.id})).scalars())
+        return await session.run_sync(_players, room)
 
     @staticmethod
     async def _game(session: AsyncSession, room: Room, number: int) -> Game | None:
-        if number < 1:
-            return None
-        stmt = select(Game).where(Game.room_id == room.id, Game.number == number)
-        return (await session.execute(stmt)).scalar_one_or_none()
+        return await session.run_sync(_game, room, number)
 
-    async def _replay(self, session: AsyncSession, room: Room, actor: Seat, request: ActionRequest) -> Outcome | None:
+    def _replay(self, session: Session, room: Room, actor: Seat, request: ActionRequest) -> Outcome | None:
+        """The remembered answer to an action id already applied, if any."""
         stmt = select(ActionResult).where(
             ActionResult.room_id == room.id,
             ActionResult.player_id == actor.player_id,
             ActionResult.game_number == room.game_number,
             ActionResult.client_id == request.id,
         )
-        done = (await session.execute(stmt)).scalar_one_or_none()
+        done = session.execute(stmt).scalar_one_or_none()
         if done is None:
             return None
         if done.action != request.canonical():
             raise DomainError("id_reused", f"action id {request.id!r} was used for another action")
-        rows = await session.execute(
+        rows = session.execute(
             select(Event)
             .where(Event.room_id == room.id, Event.version.between(done.first_version, done.version))
             .order_by(Event.version)
         )
-        view = await self._view(session, room)
-        return Outcome(done.version, [event_view(e) for e in rows.scalars()], view, replayed=True)
+        events = [event_view(e) for e in rows.scalars()]
+        view = self._build_view(room, _players(session, room), _game(session, room, room.game_number))
+        return Outcome(done.version, events, view, replayed=True)
 
     def _append(
         self, session: AsyncSession, room: Room, changes: _Changes, items: Sequence[tuple[str, str | None, JSON]]
@@ -573,6 +578,26 @@ class RoomService:
     async def _publish_events(self, view: JSON, events: list[JSON]) -> None:
         if self.publisher is not None and events:
             await self.publisher.publish(view["code"], events, view)
+
+
+def _room(session: Session, code: str, lock: bool = False) -> Room:
+    stmt = select(Room).where(Room.code == secrets.normalize_code(code))
+    if lock:
+        stmt = stmt.with_for_update()
+    room = session.execute(stmt).scalar_one_or_none()
+    if room is None:
+        raise DomainError("room_not_found", f"no room {code!r}")
+    return room
+
+
+def _players(session: Session, room: Room) -> list[Player]:
+    return list(session.execute(_PLAYERS, {"room_id": room.id}).scalars())
+
+
+def _game(session: Session, room: Room, number: int) -> Game | None:
+    if number < 1:
+        return None
+    return session.execute(select(Game).where(Game.room_id == room.id, Game.number == number)).scalar_one_or_none()
 
 
 def _event_json(row: dict[str, Any]) -> JSON:
