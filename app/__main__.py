@@ -23,6 +23,10 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
 
     settings = Settings()
+    if args.command == "serve" and args.workers > 1 and not settings.redis_url:
+        # Each worker process has its own hub: without Redis, an action taken on
+        # one worker would never reach the sockets held by another.
+        parser.error("--workers > 1 needs DICECUP_REDIS_URL (the fan-out between worker processes)")
     logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.command == "migrate" or settings.migrate_on_start:
         upgrade(settings.database_url)
