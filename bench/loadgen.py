@@ -57,6 +57,13 @@ class Stats:
     games: int = 0
     finished: int = 0
     elapsed: float = 0.0
+    steps: dict[int, Stats] = field(default_factory=dict)  # open loop: one Stats per target rate
+    rate: float | None = None
+
+    def step(self, index: int, rate: float) -> Stats:
+        if index not in self.steps:
+            self.steps[index] = Stats(rate=rate)
+        return self.steps[index]
 
     def report(self) -> dict[str, Any]:
         return {
@@ -71,6 +78,16 @@ class Stats:
             "games_finished": self.finished,
             "anomalies": self.anomalies[:20],
             "elapsed_s": round(self.elapsed, 2),
+            "steps": [
+                {
+                    "target_per_s": step.rate,
+                    "actions": step.actions,
+                    "ack_ms": step.ack.summary(),
+                    "fanout_ms": step.fanout.summary(),
+                    "fanout_all_ms": step.fanout_all.summary(),
+                }
+                for _, step in sorted(self.steps.items())
+            ],
         }
 
 
@@ -166,7 +183,7 @@ class Pacer:
     def __init__(self, rates: list[float], step: float) -> None:
         self.rates = rates
         self.step = step
-        self.slots: asyncio.Queue[float] = asyncio.Queue()
+        self.slots: asyncio.Queue[tuple[float, int]] = asyncio.Queue()
         self.task: asyncio.Task[None] | None = None
         self.done = False
 
@@ -175,30 +192,32 @@ class Pacer:
 
     async def _run(self) -> None:
         start = time.perf_counter()
-        for rate in self.rates:
+        for index, rate in enumerate(self.rates):
             end = start + self.step
             slot = start
             while slot < end:
                 delay = slot - time.perf_counter()
                 if delay > 0:
                     await asyncio.sleep(delay)
-                self.slots.put_nowait(slot)
+                self.slots.put_nowait((slot, index))
                 slot += 1 / rate
             start = end
         self.done = True
 
-    async def take(self, stats: Stats) -> float | None:
+    async def take(self, stats: Stats) -> tuple[float, int] | None:
+        """The next slot (its time and step), or None when the ramp is over."""
         while True:
             if self.done and self.slots.empty():
                 return None
             try:
-                slot = await asyncio.wait_for(self.slots.get(), 0.5)
+                slot, index = await asyncio.wait_for(self.slots.get(), 0.5)
             except TimeoutError:
                 continue
             if time.perf_counter() - slot > 1.0:  # nobody was ready for it
                 stats.missed += 1
+                stats.step(index, self.rates[index]).missed += 1
                 continue
-            return slot
+            return slot, index
 
 
 @dataclass
@@ -277,9 +296,11 @@ async def play(
             actor = room.seats[state["game"]["turn"]["player_id"]]
             action = choose(state, rng)
             previous = state["version"]
-        slot = await pacer.take(stats) if pacer is not None else None
-        if pacer is not None and slot is None:
+        taken = await pacer.take(stats) if pacer is not None else None
+        if pacer is not None and taken is None:
             break
+        slot = taken[0] if taken is not None else None
+        step = stats.step(taken[1], pacer.rates[taken[1]]) if taken is not None and pacer is not None else None
         number += 1
         action["id"] = f"{room.code}-{number}"
         sent = slot if slot is not None else time.perf_counter()
@@ -298,14 +319,21 @@ async def play(
             continue
         stats.ack.record(acked - sent)
         stats.actions += 1
+        if step is not None:
+            step.ack.record(acked - sent)
+            step.actions += 1
         version = reply["version"]
         await asyncio.gather(*(m.wait_for(version) for m in room.members))
         others = [m for m in room.members if m is not actor]
         lags = [m.received[previous + 1] - sent for m in others]
         for lag in lags:
             stats.fanout.record(lag)
+            if step is not None:
+                step.fanout.record(lag)
         if lags:
             stats.fanout_all.record(max(lags))
+            if step is not None:
+                step.fanout_all.record(max(lags))
         done += 1
         if baseline_actions is None:
             state = reply.get("room") or actor.room

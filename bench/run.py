@@ -204,6 +204,15 @@ def print_table(scenario: str, result: dict[str, Any]) -> None:
         )
     for row in rows:
         print(f"{row[0]:10}" + "".join(f"{cell!s:>10}" for cell in row[1:]))
+
+    def q(h: dict[str, Any]) -> str:
+        return "/".join(str(h.get(k, "-")) for k in ("p50", "p95", "p99"))
+
+    for step in result["dicecup"]["steps"]:
+        print(
+            f"  at {step['target_per_s']:g}/s: {step['actions']} actions, "
+            f"ack p50/p95/p99 {q(step['ack_ms'])}, fan-out {q(step['fanout_ms'])}"
+        )
     print(f"ratios to baseline: {result['ratio_to_baseline']}")
     ours = result["dicecup"]
     print(f"games finished {ours['games_finished']}/{ours['games']}, anomalies {len(ours['anomalies'])}")
