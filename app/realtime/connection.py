@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
+from collections import deque
 from typing import Any, Protocol
 
 log = logging.getLogger("dicecup.realtime")
@@ -37,7 +38,10 @@ class Connection:
         self._ready = False
         self._early: list[tuple[int, str]] = []
         self._held: list[str] = []
-        self._queue: asyncio.Queue[str | None] = asyncio.Queue(maxsize=queue_size)
+        # A plain deque: only ever appended to and drained without waiting, and
+        # much smaller than an asyncio.Queue (10,000 idle sockets add up).
+        self._queue: deque[str | None] = deque()
+        self._limit = queue_size
         self._writer: asyncio.Task[None] | None = None
         self.closed = asyncio.Event()
         self.close_code: int | None = None
@@ -58,12 +62,11 @@ class Connection:
         """Queue a message ahead of the gate: the welcome, and events replayed for ``after``."""
         if self.closed.is_set():
             return
-        try:
-            self._queue.put_nowait(data)
-        except asyncio.QueueFull:
+        if len(self._queue) >= self._limit:
             log.info("closing socket %s of room %s: it fell too far behind", self.id, self.code)
             self.close(CLOSE_TOO_SLOW, "too far behind; reconnect with after")
             return
+        self._queue.append(data)
         self._wake_writer()
 
     def _wake_writer(self) -> None:
@@ -97,12 +100,13 @@ class Connection:
             return
         self.close_code = code
         self._reason = reason
-        with contextlib.suppress(asyncio.QueueFull):
-            self._queue.put_nowait(None)
+        if len(self._queue) < self._limit:
+            self._queue.append(None)
             self._wake_writer()
-        if self._queue.full() and self._writer is not None:
+            return
+        if self._writer is not None:  # too far behind to wait for the queue: close now
             self._writer.cancel()
-            asyncio.get_running_loop().create_task(self._close_socket())
+        asyncio.get_running_loop().create_task(self._close_socket())
 
     async def _close_socket(self) -> None:
         with contextlib.suppress(Exception):
@@ -112,10 +116,9 @@ class Connection:
     async def _write(self) -> None:
         try:
             while True:
-                try:
-                    data = self._queue.get_nowait()
-                except asyncio.QueueEmpty:
+                if not self._queue:
                     return  # nothing left to send: the task ends until the next message
+                data = self._queue.popleft()
                 if data is None:
                     break
                 await self.socket.send_text(data)
