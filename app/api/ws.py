@@ -79,7 +79,8 @@ class Session:
     async def run(self) -> None:
         await self.socket.accept()
         try:
-            await self.service.get_room(self.code)
+            if self.hub.current_view(self.code.strip().upper()) is None:
+                await self.service.get_room(self.code)
         except DomainError:
             await self.socket.close(CLOSE_UNKNOWN_ROOM, "unknown room")
             return
@@ -117,7 +118,10 @@ class Session:
         ready = False
         try:
             await self.hub.join(conn)
-            room = await self.service.get_room(room_code)
+            room = self.hub.current_view(room_code)
+            if room is None:
+                room = await self.service.get_room(room_code)
+                self.hub.remember(room_code, room)
             you = next((p for p in room["players"] if seat and p["id"] == seat.player_id), None)
             if you is not None:
                 you["connected"] = True  # this very socket; the presence message follows

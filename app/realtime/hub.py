@@ -43,6 +43,8 @@ class _Room:
     delivered: int | None = None
     pending: dict[int, tuple[JSON, JSON | None]] = field(default_factory=dict)
     filling: asyncio.Task[None] | None = None
+    view: JSON | None = None
+    """The latest room view seen (from an event or a welcome's read)."""
 
 
 def encode_event(event: JSON, room: JSON | None) -> str:
@@ -126,6 +128,25 @@ class Hub:
                 del self._seats[key]
                 await self.bus.announce_presence(conn.code, conn.player_id, False)
 
+    def current_view(self, code: str) -> JSON | None:
+        """The room as of the last event delivered here, if this hub has it (a
+        welcome then needs no database read); presence flags as they are now."""
+        room = self._rooms.get(code)
+        if room is None or room.view is None or room.delivered != room.view["version"]:
+            return None
+        connected = self.connected(code)
+        view = dict(room.view)
+        view["players"] = [
+            {**p, "connected": p["bot"] is not None or p["id"] in connected} for p in room.view["players"]
+        ]
+        return view
+
+    def remember(self, code: str, view: JSON) -> None:
+        """Keep a view read from the database for the next welcomes."""
+        room = self._rooms.get(code)
+        if room is not None and (room.view is None or view["version"] >= room.view["version"]):
+            room.view = view
+
     # -- what the bus brings -------------------------------------------------------------
 
     async def on_message(self, message: Message) -> None:
@@ -180,6 +201,8 @@ class Hub:
 
     def _deliver(self, room: _Room, event: JSON, view: JSON | None) -> None:
         version = event["version"]
+        if view is not None and (room.view is None or view["version"] >= room.view["version"]):
+            room.view = view
         data = encode_event(event, view)
         for conn in list(room.conns):
             conn.push_event(version, data)
