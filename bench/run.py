@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -135,13 +136,15 @@ async def _idle(url: str, connections: int, rooms: int, storm: bool) -> dict[str
     ws = url.replace("http://", "ws://")
     members = [Member(f"{ws}/api/rooms/{codes[i % rooms]}/ws", None, None) for i in range(connections)]
     gate = asyncio.Semaphore(200)  # handshakes in flight
+    errors: Counter[str] = Counter()
 
     async def connect(member: Member, after: int | None = None) -> bool:
         async with gate:
             try:
                 await member.connect(after)
                 return True
-            except Exception:
+            except Exception as error:
+                errors[f"{type(error).__name__}: {str(error)[:80]}"] += 1
                 return False
 
     started = time.perf_counter()
@@ -163,6 +166,7 @@ async def _idle(url: str, connections: int, rooms: int, storm: bool) -> dict[str
             "failed": connections - sum(again),
             "storm_s": round(time.perf_counter() - started, 2),
         }
+    out["errors"] = dict(errors)
     out["members"] = members
     return out
 
