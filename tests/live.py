@@ -19,16 +19,11 @@ import uvicorn
 
 from app.config import Settings
 from app.main import create_app
+from bench.servers import free_port
 
 from .services import unavailable
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def wait_http(url: str, timeout: float = 20.0) -> None:

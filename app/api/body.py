@@ -18,19 +18,21 @@ BODY_SCHEMAS: dict[str, Any] = {}
 """Component schemas of the bodies read here, merged into the OpenAPI document."""
 
 
-async def capped_body(request: Request, limit: int) -> bytes | None:
-    """The body, or ``None`` if it is longer than ``limit`` bytes (reading stops there)."""
+async def capped_body(request: Request, limit: int) -> tuple[bytes, DomainError | None]:
+    """The body, or an empty one and the ``too_large`` refusal if it is longer
+    than ``limit`` bytes (reading stops there). The caller raises the refusal
+    where it comes in API.md's order (after the room lookup)."""
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
-        return None
+        return b"", too_large(limit)
     chunks = []
     size = 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > limit:
-            return None
+            return b"", too_large(limit)
         chunks.append(chunk)
-    return b"".join(chunks)
+    return b"".join(chunks), None
 
 
 class InvalidBody(DomainError):

@@ -12,7 +12,7 @@ from app.rooms.hints import hint
 from app.rules import RULESETS
 
 from . import schemas
-from .body import capped_body, parse, request_body, too_large
+from .body import capped_body, parse, request_body
 from .deps import ServiceDep, SettingsDep, TokenDep
 from .ratelimit import RateLimits
 from .responses import ORJSONResponse
@@ -56,9 +56,9 @@ def action_request(body: schemas.RollAction | schemas.KeepAction | schemas.Score
     openapi_extra=request_body("CreateRoom", CREATE),
 )
 async def create_room(request: Request, service: ServiceDep, settings: SettingsDep) -> Response:
-    body = await capped_body(request, settings.max_body_bytes)
-    if body is None:
-        raise too_large(settings.max_body_bytes)
+    body, oversize = await capped_body(request, settings.max_body_bytes)
+    if oversize is not None:
+        raise oversize
     data = parse(CREATE, body)
     room, player, token = await service.create_room(data.ruleset, data.name, data.options, data.max_players)
     return ORJSONResponse({"room": room, "player": player, "token": token}, status_code=201)
@@ -79,9 +79,9 @@ async def get_room(code: Code, service: ServiceDep) -> Response:
 )
 async def join_room(code: Code, request: Request, service: ServiceDep, settings: SettingsDep) -> Response:
     await service.get_room(code)  # 404 comes first
-    body = await capped_body(request, settings.max_body_bytes)
-    if body is None:
-        raise too_large(settings.max_body_bytes)
+    body, oversize = await capped_body(request, settings.max_body_bytes)
+    if oversize is not None:
+        raise oversize
     data = parse(JOIN, body)
     player, token = await service.join(code, data.name)
     return ORJSONResponse({"player": player, "token": token}, status_code=201)
@@ -122,10 +122,9 @@ async def start_game(code: Code, service: ServiceDep, token: TokenDep) -> Respon
 async def add_bot(
     code: Code, request: Request, service: ServiceDep, settings: SettingsDep, token: TokenDep
 ) -> Response:
-    body = await capped_body(request, settings.max_body_bytes)
-    oversize = None if body is not None else too_large(settings.max_body_bytes)
+    body, oversize = await capped_body(request, settings.max_body_bytes)
     seat = await service.authenticate(code, token, body_error=oversize)
-    data = parse(BOT, body or b"")
+    data = parse(BOT, body)
     return ORJSONResponse({"player": await service.add_bot(code, seat, data.level)}, status_code=201)
 
 
@@ -180,11 +179,9 @@ async def get_events(
     },
 )
 async def act(code: Code, request: Request, service: ServiceDep, settings: SettingsDep, token: TokenDep) -> Response:
-    body = await capped_body(request, settings.max_body_bytes)
-    seat = await service.authenticate(
-        code, token, body_error=None if body is not None else too_large(settings.max_body_bytes)
-    )
-    action = action_request(parse(ACTION, body or b""))
+    body, oversize = await capped_body(request, settings.max_body_bytes)
+    seat = await service.authenticate(code, token, body_error=oversize)
+    action = action_request(parse(ACTION, body))
     outcome = await service.act(code, seat, action)
     return ORJSONResponse({"version": outcome.version, "events": outcome.events, "room": outcome.room})
 

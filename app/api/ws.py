@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from app.config import Settings
 from app.realtime import Connection, Hub
 from app.rooms import DomainError, RoomService, Seat
+from app.rooms.secrets import normalize_code
 
 from .ratelimit import RateLimits
 from .routes import ACTION, action_request
@@ -46,7 +47,7 @@ class Session:
 
     def __init__(self, socket: WebSocket, code: str) -> None:
         self.socket = socket
-        self.code = code
+        self.code = normalize_code(code)
         state = socket.app.state
         self.service: RoomService = state.service
         self.hub: Hub = state.hub
@@ -79,7 +80,7 @@ class Session:
     async def run(self) -> None:
         await self.socket.accept()
         try:
-            if self.hub.current_view(self.code.strip().upper()) is None:
+            if self.hub.current_view(self.code) is None:
                 await self.service.get_room(self.code)
         except DomainError:
             await self.socket.close(CLOSE_UNKNOWN_ROOM, "unknown room")
@@ -112,7 +113,7 @@ class Session:
         await self.serve(seat, after)
 
     async def serve(self, seat: Seat | None, after: int | None) -> None:
-        room_code = self.code.strip().upper()
+        room_code = self.code
         conn = Connection(self.socket, room_code, seat.player_id if seat else None, self.settings.ws_queue_size)
         conn.start()
         ready = False

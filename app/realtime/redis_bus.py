@@ -174,12 +174,16 @@ class RedisBus:
 
     async def _sync_presence(self) -> None:
         """Re-register this instance's seats and load everyone's (after a (re)connect)."""
-        if self._own:
-            expiry = time.time() + self.ttl
-            await self._redis.hset(self._presence_key, mapping={self._field(c, p): expiry for c, p in self._own})
+        await self._refresh_own()
         entries = await self._live_presence()
         if self._listener is not None:
             self._listener.on_presence_snapshot(entries)
+
+    async def _refresh_own(self) -> None:
+        """Push the expiry of this instance's seat fields forward."""
+        if self._own:
+            expiry = time.time() + self.ttl
+            await self._redis.hset(self._presence_key, mapping={self._field(c, p): expiry for c, p in self._own})
 
     async def _live_presence(self) -> list[tuple[str, str, str]]:
         now = time.time()
@@ -213,11 +217,7 @@ class RedisBus:
             if not self._up.is_set():
                 continue
             try:
-                if self._own:
-                    expiry = time.time() + self.ttl
-                    await self._redis.hset(
-                        self._presence_key, mapping={self._field(c, p): expiry for c, p in self._own}
-                    )
+                await self._refresh_own()
                 await self._live_presence()
             except _DOWN as error:
                 log.debug("presence heartbeat failed (%r)", error)

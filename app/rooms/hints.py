@@ -10,7 +10,7 @@ from app.strategy import Variant
 
 from . import secrets
 from .errors import DomainError
-from .service import RoomService
+from .service import RoomService, seat_of
 from .views import JSON
 
 
@@ -35,10 +35,7 @@ async def hint(service: RoomService, code: str, token: str | None) -> JSON:
     room, game, player = found
     if not token:
         raise DomainError("unauthorized", "this needs a seat token (Authorization: Bearer ...)")
-    if player is None or player.left_at is not None:
-        raise DomainError("unauthorized", "unknown seat token")
-    if player.room_id != room.id:
-        raise DomainError("forbidden", "this token belongs to another room")
+    seat = seat_of(room, player)
     if not room.options.get("hints", True):
         raise DomainError("hints_disabled", "hints are off in this room")
     if game is None:
@@ -47,7 +44,7 @@ async def hint(service: RoomService, code: str, token: str | None) -> JSON:
     turn = state.turn
     if turn is None:
         raise DomainError("game_over", "the game is over")
-    if turn.player_id != player.id:
+    if turn.player_id != seat.player_id:
         raise DomainError("not_your_turn", "hints are for the player whose turn it is")
     if turn.dice is None:
         raise DomainError("must_roll_first", "roll first: hints are about the dice on the table")

@@ -45,7 +45,7 @@ from app.strategy import LEVELS, StrategyStore
 
 from . import secrets
 from .errors import DomainError
-from .views import JSON, event_view, game_view, player_view, room_view
+from .views import JSON, event_view, game_view, iso_utc, player_view, room_view
 
 log = logging.getLogger("dicecup.rooms")
 
@@ -167,11 +167,7 @@ class RoomService:
             player = (
                 await session.execute(select(Player).where(Player.token_hash == secrets.token_hash(token)))
             ).scalar_one_or_none()
-            if player is None or player.left_at is not None:
-                raise DomainError("unauthorized", "unknown seat token")
-            if player.room_id != room.id:
-                raise DomainError("forbidden", "this token belongs to another room")
-            return Seat(player.id, room.code)
+            return seat_of(room, player)
 
     async def ping(self) -> None:
         async with self.db.read() as session:
@@ -580,6 +576,16 @@ class RoomService:
             await self.publisher.publish(view["code"], events, view)
 
 
+def seat_of(room: Room, player: Player | None) -> Seat:
+    """The seat a token's player holds in ``room``: ``unauthorized`` for an
+    unknown token or a seat that was left, ``forbidden`` for another room's."""
+    if player is None or player.left_at is not None:
+        raise DomainError("unauthorized", "unknown seat token")
+    if player.room_id != room.id:
+        raise DomainError("forbidden", "this token belongs to another room")
+    return Seat(player.id, room.code)
+
+
 def _room(session: Session, code: str, lock: bool = False) -> Room:
     stmt = select(Room).where(Room.code == secrets.normalize_code(code))
     if lock:
@@ -607,5 +613,5 @@ def _event_json(row: dict[str, Any]) -> JSON:
         "type": row["type"],
         "player_id": row["player_id"],
         "data": row["data"],
-        "at": row["at"].isoformat().replace("+00:00", "Z"),
+        "at": iso_utc(row["at"]),
     }

@@ -4,6 +4,7 @@ and the engine's state."""
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
+from datetime import datetime
 from typing import Any
 
 from app.db.models import Event, Game, Player, Room
@@ -97,11 +98,16 @@ def room_view(
     }
 
 
+def iso_utc(at: datetime) -> str:
+    """A UTC time as ISO-8601 with a Z (SQLite hands datetimes back without a zone)."""
+    return at.isoformat().replace("+00:00", "Z") if at.tzinfo else at.isoformat() + "Z"
+
+
 def event_view(event: Event) -> JSON:
     return {
         "version": event.version,
         "type": event.type,
         "player_id": event.player_id,
         "data": event.data,
-        "at": event.at.isoformat().replace("+00:00", "Z") if event.at.tzinfo else event.at.isoformat() + "Z",
+        "at": iso_utc(event.at),
     }

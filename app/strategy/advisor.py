@@ -17,7 +17,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from app.rules import Scorecard, get_ruleset
+from app.rules import Scorecard, Totals, get_ruleset
 
 from . import multisets
 from .model import IntArray, Variant
@@ -135,20 +135,15 @@ class Advisor:
         shape = (1 << self.model.n_boxes, self.model.n_upper, self.model.n_flag)
         self.table = table if table is not None else np.zeros(shape)
 
-    def state(self, card: Scorecard) -> tuple[int, int, int]:
+    def state(self, card: Scorecard, totals: Totals | None = None) -> tuple[int, int, int]:
+        """The card's turn-start state (``totals``: the card's, if already computed)."""
         m = self.model
         mask = sum(1 << m.bit[box] for box, value in card.boxes.items() if value is not None)
         upper = 0
         if m.n_upper > 1:
-            upper = min(m.n_upper - 1, self.rules.totals(card).upper_total)
+            upper = min(m.n_upper - 1, (totals or self.rules.totals(card)).upper_total)
         flag = int(card.boxes.get("yahtzee") == 50) if m.n_flag > 1 else 0
         return mask, int(m.canonical_upper(mask, upper)), flag
-
-    def future(self, card: Scorecard) -> float:
-        """Expected points still to come from the start of a turn with this card."""
-        if self.greedy or card.complete:
-            return 0.0
-        return float(self.table[self.state(card)])
 
     def plan(self, cards: Sequence[Scorecard]) -> TurnPlan:
         states = np.array([self.state(card) for card in cards], dtype=np.int64).reshape(-1, 3)
@@ -158,9 +153,9 @@ class Advisor:
         """Every box the rules allow now, with points and ev, best first."""
         faces = tuple(dice)
         m = self.model
-        scored = self.rules.totals(card).total
-        mask, upper, flag = self.state(card)
-        raw_upper = self.rules.totals(card).upper_total
+        totals = self.rules.totals(card)
+        scored, raw_upper = totals.total, totals.upper_total
+        mask, upper, flag = self.state(card, totals)
         bonus = self.rules.bonus(card, faces, self.options)
         out = []
         for box, points in self.rules.scorable(card, faces, self.options).items():
