@@ -181,6 +181,8 @@ async def get_events(
 async def act(code: Code, request: Request, service: ServiceDep, settings: SettingsDep, token: TokenDep) -> Response:
     body, oversize = await capped_body(request, settings.max_body_bytes)
     seat = await service.authenticate(code, token, body_error=oversize)
+    limits: RateLimits = request.app.state.limits
+    await limits.check_action(seat.player_id)  # 429 comes after the token, before the body
     action = action_request(parse(ACTION, body))
     outcome = await service.act(code, seat, action)
     return ORJSONResponse({"version": outcome.version, "events": outcome.events, "room": outcome.room})

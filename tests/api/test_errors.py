@@ -208,3 +208,27 @@ async def test_events_query_validation(client, table: Table) -> None:
     check(await client.get(f"/api/rooms/{table.code}/events", params={"limit": 0}), 422, "invalid_request")
     r = await client.get(f"/api/rooms/{table.code}/events", params={"after": 0, "limit": 1})
     assert r.json()["more"] is False and r.json()["version"] == 1
+
+
+async def test_rate_limited_actions(database_url) -> None:
+    """Past its per-seat action budget a seat gets 429 rate_limited, and nothing changes."""
+    import httpx
+
+    from app.main import create_app
+
+    from ..conftest import test_settings
+
+    settings = test_settings(database_url, rate_limits=True, actions_per_second=2)
+    app = create_app(settings)
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as http,
+    ):
+        table = Table(http)
+        await table.create("yacht", "Ana", max_players=1)
+        await table.start()
+        assert (await table.act(table.host, type="roll")).status_code == 200
+        assert (await table.act(table.host, type="keep", dice=[0])).status_code == 200
+        await refused(table, table.act(table.host, type="roll"), 429, "rate_limited")
+        # the budget is checked after the token and before the body
+        await refused(table, table.act(table.host, type="fly"), 429, "rate_limited")
