@@ -90,7 +90,14 @@ class Database:
             self._sync_writer = sessionmaker(
                 sync_engine.execution_options(sqlite_begin="IMMEDIATE"), expire_on_commit=False
             )
-        self._reader = async_sessionmaker(self.engine, expire_on_commit=False)
+        # Reads see one snapshot: under PostgreSQL's default READ COMMITTED each
+        # statement would see the commits made before it, so a room view read
+        # in two statements could pair a room row from before a commit with a
+        # game from after it. (A SQLite read transaction is a snapshot already.)
+        read_engine = self.engine
+        if not self.is_sqlite:
+            read_engine = self.engine.execution_options(isolation_level="REPEATABLE READ")
+        self._reader = async_sessionmaker(read_engine, expire_on_commit=False)
         self._writer = async_sessionmaker(write_engine, expire_on_commit=False)
         self._write_lock = asyncio.Lock() if self.is_sqlite else None
 
