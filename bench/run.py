@@ -77,39 +77,62 @@ def ratio(ours: dict[str, Any], base: dict[str, Any], key: str) -> float | None:
     return None
 
 
+@contextmanager
+def cpu_per_action(found: list[servers.Server], out: dict[str, Any]) -> Iterator[None]:
+    """CPU milliseconds per committed action of the server process(es), of this
+    load generator and of PostgreSQL, over the block; ``out`` must hold the
+    block's report (its ``actions``) when the block ends."""
+    server = sum(s.cpu_s() for s in found)
+    client = time.process_time()
+    database = servers.postgres_cpu_s()
+    yield
+    actions = max(1, out["report"]["actions"])
+    out["report"]["cpu_ms_per_action"] = {
+        "server": round(1000 * (sum(s.cpu_s() for s in found) - server) / actions, 3),
+        "load_generator": round(1000 * (time.process_time() - client) / actions, 3),
+        "postgres": round(1000 * (servers.postgres_cpu_s() - database) / actions, 3),
+    }
+
+
 def game_scenario(kind: str, args: argparse.Namespace) -> dict[str, Any]:
     rates = [float(r) for r in args.rate.split(",")] if args.rate else None
     with servers.echo() as echo:
         # The baseline plays as many actions per room as a real game takes on average.
-        baseline = asyncio.run(
-            run_games(
-                [echo.http],
-                args.rooms,
-                args.seats,
-                args.spectators,
-                rates=rates,
-                step=args.step,
-                baseline_actions=args.seats * 12 * 3,
-            )
-        )
+        base_run: dict[str, Any] = {}
+        with cpu_per_action([echo], base_run):
+            base_run["report"] = asyncio.run(
+                run_games(
+                    [echo.http],
+                    args.rooms,
+                    args.seats,
+                    args.spectators,
+                    rates=rates,
+                    step=args.step,
+                    baseline_actions=args.seats * 12 * 3,
+                )
+            ).report()
+        baseline = base_run["report"]
     with instances(kind, args) as found:
         before = [s.rss_kib() for s in found]
-        ours = asyncio.run(
-            run_games(
-                [s.http for s in found],
-                args.rooms,
-                args.seats,
-                args.spectators,
-                args.ruleset,
-                args.mode,
-                rates,
-                args.step,
-            )
-        )
+        our_run: dict[str, Any] = {}
+        with cpu_per_action(found, our_run):
+            our_run["report"] = asyncio.run(
+                run_games(
+                    [s.http for s in found],
+                    args.rooms,
+                    args.seats,
+                    args.spectators,
+                    args.ruleset,
+                    args.mode,
+                    rates,
+                    args.step,
+                )
+            ).report()
+        ours = our_run["report"]
         after = [s.rss_kib() for s in found]
     result: dict[str, Any] = {
-        "dicecup": ours.report(),
-        "baseline": baseline.report(),
+        "dicecup": ours,
+        "baseline": baseline,
         "rss_kib": {"before": before, "after": after},
     }
     result["ratio_to_baseline"] = {
@@ -218,6 +241,8 @@ def print_table(scenario: str, result: dict[str, Any]) -> None:
             f"ack p50/p95/p99 {q(step['ack_ms'])}, fan-out {q(step['fanout_ms'])}"
         )
     print(f"ratios to baseline: {result['ratio_to_baseline']}")
+    for name in ("baseline", "dicecup"):
+        print(f"CPU ms per committed action, {name}: {result[name]['cpu_ms_per_action']}")
     ours = result["dicecup"]
     print(f"games finished {ours['games_finished']}/{ours['games']}, anomalies {len(ours['anomalies'])}")
     print(f"server RSS KiB before/after: {result['rss_kib']}")

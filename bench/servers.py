@@ -29,11 +29,46 @@ class Server:
     def ws(self) -> str:
         return self.http.replace("http://", "ws://")
 
+    def cpu_s(self) -> float:
+        """CPU seconds (user + system) the process has used so far."""
+        return process_cpu_s(self.pid)
+
     def rss_kib(self) -> int:
         for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
         return 0
+
+
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def process_cpu_s(pid: int, children: bool = False) -> float:
+    """User + system CPU seconds of one process, from ``/proc``; with
+    ``children``, also those of its children that have exited."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    # fields 14-17 of stat: utime, stime, cutime, cstime
+    ticks = int(fields[11]) + int(fields[12])
+    if children:
+        ticks += int(fields[13]) + int(fields[14])
+    return ticks / _TICKS
+
+
+def postgres_cpu_s() -> float:
+    """CPU seconds used so far by every PostgreSQL process on this machine,
+    the connections' backends that have exited included."""
+    total = 0.0
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "comm").read_text().strip() in ("postgres", "postmaster"):
+                    total += process_cpu_s(int(entry.name), children=True)
+            except OSError:
+                continue
+    return total
 
 
 def free_port() -> int:

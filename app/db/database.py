@@ -5,25 +5,27 @@ transaction (the write lock is taken up front, so two writers never deadlock
 upgrading a read lock), serialized within the process so that writers queue
 on an asyncio lock instead of spinning in SQLite's busy handler; on
 PostgreSQL an ordinary transaction in which the service takes the room's row
-lock (``SELECT ... FOR UPDATE``).
+lock (``SELECT ... FOR UPDATE``). Actions, the hot path, go through
+:meth:`Database.act` (see :mod:`app.db.actions`), under the same lock on SQLite.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+import sqlite3
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-from sqlalchemy import create_engine, event
+import asyncpg
+from sqlalchemy import event, make_url
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker, create_async_engine
-from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import ConnectionPoolEntry
 
-T = TypeVar("T")
+from .actions import Decide, Write, init_pg_connection, pg_act, sqlite_act
 
 
 def sqlite_path(url: str) -> Path | None:
@@ -33,22 +35,26 @@ def sqlite_path(url: str) -> Path | None:
     return None if path in ("", ":memory:") else Path(path)
 
 
+def _sqlite_pragmas(dbapi_connection: Any, busy_timeout_ms: int) -> None:
+    cursor = dbapi_connection.cursor()
+    # WAL: readers never block the writer. synchronous=NORMAL: a power cut
+    # may lose the last commits but never corrupts the file.
+    for pragma in (
+        "journal_mode=WAL",
+        "synchronous=NORMAL",
+        f"busy_timeout={busy_timeout_ms}",
+        "foreign_keys=ON",
+    ):
+        cursor.execute(f"PRAGMA {pragma}")
+    cursor.close()
+
+
 def _configure_sqlite(engine: Engine, busy_timeout_ms: int) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: DBAPIConnection, record: ConnectionPoolEntry) -> None:
         # Let SQLAlchemy, not the driver, decide when transactions begin.
         dbapi_connection.isolation_level = None
-        cursor = dbapi_connection.cursor()
-        # WAL: readers never block the writer. synchronous=NORMAL: a power cut
-        # may lose the last commits but never corrupts the file.
-        for pragma in (
-            "journal_mode=WAL",
-            "synchronous=NORMAL",
-            f"busy_timeout={busy_timeout_ms}",
-            "foreign_keys=ON",
-        ):
-            cursor.execute(f"PRAGMA {pragma}")
-        cursor.close()
+        _sqlite_pragmas(dbapi_connection, busy_timeout_ms)
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Connection) -> None:
@@ -70,26 +76,21 @@ class Database:
             engine_args.setdefault("pool_size", 10)
             engine_args.setdefault("max_overflow", 20)
             engine_args.setdefault("pool_pre_ping", True)
+        self._pool_size = int(engine_args.get("pool_size", 10))
         self.engine = create_async_engine(url, echo=echo, **engine_args)
         write_engine = self.engine
-        self._sync_writer: sessionmaker[Session] | None = None
+        self._hot_sqlite: sqlite3.Connection | None = None
+        self._hot_pg: asyncpg.Pool | None = None
+        self._hot_pg_opening = asyncio.Lock()
         if self.is_sqlite:
             _configure_sqlite(self.engine.sync_engine, busy_timeout_ms)
             write_engine = self.engine.execution_options(sqlite_begin="IMMEDIATE")
-            # The hot path's writes: one synchronous connection used from a worker
-            # thread, so a whole transaction is one hop away from the event loop.
-            sync_engine = create_engine(
-                url.replace("sqlite+aiosqlite", "sqlite+pysqlite", 1),
-                connect_args={"check_same_thread": False},
-                pool_size=1,
-                max_overflow=0,
-                echo=echo,
+            # The actions' connection (see app/db/actions.py): a plain sqlite3
+            # connection used from a worker thread, one hop per transaction.
+            self._hot_sqlite = sqlite3.connect(
+                str(sqlite_path(url) or ":memory:"), check_same_thread=False, isolation_level=None
             )
-            _configure_sqlite(sync_engine, busy_timeout_ms)
-            self._sync_engine = sync_engine
-            self._sync_writer = sessionmaker(
-                sync_engine.execution_options(sqlite_begin="IMMEDIATE"), expire_on_commit=False
-            )
+            _sqlite_pragmas(self._hot_sqlite, busy_timeout_ms)
         # Reads see one snapshot: under PostgreSQL's default READ COMMITTED each
         # statement would see the commits made before it, so a room view read
         # in two statements could pair a room row from before a commit with a
@@ -112,19 +113,24 @@ class Database:
         async with self._write_lock, self._writer() as session, session.begin():
             yield session
 
-    async def transact(self, work: Callable[[Session], T]) -> T:
-        """Run ``work`` (synchronous SQLAlchemy code) in one write transaction.
-
-        On SQLite it runs whole in a worker thread on a synchronous
-        connection, holding the write lock for the work alone rather than
-        across one event-loop round trip per statement. On PostgreSQL it runs
-        through the async session (``run_sync``), as every query does."""
-        if self._sync_writer is not None and self._write_lock is not None:
-            writer = self._sync_writer
+    async def act(self, code: str, player_id: str, client_id: str | None, decide: Decide) -> Write:
+        """Load a room for an action, ``decide`` its write, store it: the hot
+        path of :mod:`app.db.actions`, on the driver's own connection."""
+        if self._hot_sqlite is not None and self._write_lock is not None:
+            conn = self._hot_sqlite
             async with self._write_lock:
-                return await asyncio.to_thread(_in_transaction, writer, work)
-        async with self._writer() as session, session.begin():
-            return await session.run_sync(work)
+                return await asyncio.to_thread(sqlite_act, conn, code, player_id, client_id, decide)
+        return await pg_act(await self._pg_pool(), code, player_id, client_id, decide)
+
+    async def _pg_pool(self) -> asyncpg.Pool:
+        if self._hot_pg is None:
+            async with self._hot_pg_opening:
+                if self._hot_pg is None:
+                    dsn = make_url(self.url).set(drivername="postgresql").render_as_string(hide_password=False)
+                    self._hot_pg = await asyncpg.create_pool(
+                        dsn, min_size=1, max_size=self._pool_size, init=init_pg_connection
+                    )
+        return self._hot_pg
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncSession]:
@@ -134,10 +140,9 @@ class Database:
 
     async def dispose(self) -> None:
         await self.engine.dispose()
-        if self._sync_writer is not None:
-            self._sync_engine.dispose()
-
-
-def _in_transaction(writer: sessionmaker[Session], work: Callable[[Session], T]) -> T:
-    with writer() as session, session.begin():
-        return work(session)
+        if self._hot_pg is not None:
+            await self._hot_pg.close()
+            self._hot_pg = None
+        if self._hot_sqlite is not None:
+            self._hot_sqlite.close()
+            self._hot_sqlite = None

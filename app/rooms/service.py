@@ -14,13 +14,14 @@ import logging
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Literal, Protocol, cast
+from typing import Any, Literal, Protocol
 
-from sqlalchemy import Table, bindparam, insert, select, update
+from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
 
 from app.db import ActionResult, Database, Event, Game, Player, Room
+from app.db.actions import Contended, Loaded, RoomRow, Write
 from app.db.models import utcnow
 from app.rules import (
     MAX_PLAYERS,
@@ -43,27 +44,13 @@ from app.rules import (
 from app.rules import Event as RulesEvent
 from app.strategy import LEVELS, StrategyStore
 
-from . import secrets
+from . import secrets, views
 from .errors import DomainError
 from .views import JSON, event_view, game_view, iso_utc, player_view, room_view
 
 log = logging.getLogger("dicecup.rooms")
 
-# Plain tables for the hot path's INSERT/UPDATE statements (no ORM unit of work).
-EVENTS = cast(Table, Event.__table__)
-GAMES = cast(Table, Game.__table__)
-ROOMS = cast(Table, Room.__table__)
-ACTION_RESULTS = cast(Table, ActionResult.__table__)
-
-# The hot path's statements, built once: constructing SQLAlchemy statements
-# costs more than running them on a warm connection.
-_ROOM_AND_GAME = (
-    select(Room, Game)
-    .outerjoin(Game, (Game.room_id == Room.id) & (Game.number == Room.game_number))
-    .where(Room.code == bindparam("code"))
-)
 _PLAYERS = select(Player).where(Player.room_id == bindparam("room_id"), Player.left_at.is_(None)).order_by(Player.seat)
-_INSERT_EVENTS = insert(EVENTS)
 
 ROOM_OPTIONS = {"hints": True}
 """Options every room has on top of its rule set's."""
@@ -132,6 +119,10 @@ class _Changes:
     """Events staged in one transaction, published after its commit."""
 
     events: list[Event] = field(default_factory=list)
+
+
+class _Seen(Exception):
+    """The action's id was applied before: answer with what it did then."""
 
 
 class RoomService:
@@ -328,28 +319,45 @@ class RoomService:
     async def act(self, code: str, actor: Seat, request: ActionRequest) -> Outcome:
         """Validate and apply one action; see ``API.md`` for the order of refusals.
 
-        The transaction (:meth:`_apply`) reads the locked room with its game
-        and players and writes with plain INSERT/UPDATE statements; the room
-        view is built after the commit, outside the lock."""
-        applied = await self.db.transact(lambda session: self._apply(session, code, actor, request))
-        if isinstance(applied, Outcome):
-            return applied  # an action id seen before: its remembered answer
-        room, game, seated, state, events = applied
-        view = self._build_view(room, seated, game, state)
-        published = [_event_json(e) for e in events]
+        The storage (:meth:`Database.act`, the hot path of
+        :mod:`app.db.actions`) loads the room and stores what :meth:`_decide`
+        makes of it atomically; the room view is built after the commit,
+        outside any lock, and only then are the events published."""
+        try:
+            write = await self.db.act(
+                secrets.normalize_code(code),
+                actor.player_id,
+                request.id,
+                lambda loaded: self._decide(loaded, actor, request),
+            )
+        except _Seen:
+            return await self._replay(code, actor, request)
+        except Contended:
+            raise DomainError("stale_version", "the room kept changing; send the action again") from None
+        room, game = write.room, write.game
+        view = self._build_view(room, write.players, game, write.state)
+        published = [
+            {
+                "version": e["version"],
+                "type": e["type"],
+                "player_id": e["player_id"],
+                "data": e["data"],
+                "at": iso_utc(write.now),
+            }
+            for e in write.events
+        ]
         await self._publish_events(view, published)
-        self._wake(room)
-        return Outcome(view["version"], published, view)
+        if room.next_deadline is not None and self.on_deadline is not None:
+            self.on_deadline(room.next_deadline)
+        return Outcome(room.version, published, view)
 
-    def _apply(
-        self, session: Session, code: str, actor: Seat, request: ActionRequest
-    ) -> Outcome | tuple[Room, Game, list[Player], GameState, list[dict[str, Any]]]:
-        """The action's transaction (synchronous: see :meth:`Database.transact`)."""
-        room, game = self._room_and_game(session, code)
-        if request.id is not None:
-            replay = self._replay(session, room, actor, request)
-            if replay is not None:
-                return replay
+    def _decide(self, loaded: Loaded, actor: Seat, request: ActionRequest) -> Write:
+        """What an action stores, or its refusal (pure: runs inside the storage's transaction)."""
+        room, game = loaded.room, loaded.game
+        if room is None:
+            raise DomainError("room_not_found", f"no room {actor.room_code!r}")
+        if loaded.seen:
+            raise _Seen
         if request.expected_version is not None and request.expected_version != room.version:
             raise DomainError("stale_version", f"the room is at version {room.version}")
         if game is None:
@@ -361,57 +369,39 @@ class RoomService:
             transition = apply(state, request.for_engine(actor.player_id), FairDice.from_hex(game.seed))
         except RuleViolation as refused:
             raise DomainError(refused.code, refused.detail) from None
-        seated = _players(session, room)
         now = utcnow()
-        game_values: dict[str, Any] = {"state": state_to_dict(transition.state)}
-        room_values: dict[str, Any] = {"updated_at": now}
+        old_version = room.version
+        write = Write(room, game, loaded.players, old_version, now, [], state=transition.state)
+        game.state = state_to_dict(transition.state)
         for event in transition.events:
             if isinstance(event, GameFinished):
-                game_values |= {
-                    "status": "finished",
-                    "totals": dict(event.totals),
-                    "winners": list(event.winners),
-                    "finished_at": now,
-                }
+                game.status = "finished"
+                game.winners = list(event.winners)
+                write.totals = dict(event.totals)
+                write.finished_at = now
                 summary = {"number": game.number, "totals": dict(event.totals), "winners": list(event.winners)}
-                room_values |= {"status": "finished", "history": [*room.history, summary]}
-        first = room.version + 1
-        events = [
+                room.status = "finished"
+                room.history = [*room.history, summary]
+                write.history_changed = True
+        write.events = [
             {
-                "room_id": room.id,
-                "version": first + i,
+                "version": old_version + 1 + i,
                 "type": e.type,
                 "player_id": actor.player_id if e.type == "game_started" else e.player_id,
                 "data": e.data(),
-                "at": now,
             }
             for i, e in enumerate(transition.events)
         ]
-        room_values["version"] = first + len(events) - 1
-        room_values["next_deadline"] = self._deadline(transition.state, seated)
-        session.execute(_INSERT_EVENTS, events)
-        session.execute(update(GAMES).where(GAMES.c.id == game.id).values(**game_values))
-        session.execute(update(ROOMS).where(ROOMS.c.id == room.id).values(**room_values))
+        room.version = old_version + len(write.events)
+        room.next_deadline = self._deadline(transition.state, loaded.players)
         if request.id is not None:
-            session.execute(
-                insert(ACTION_RESULTS).values(
-                    room_id=room.id,
-                    player_id=actor.player_id,
-                    game_number=room.game_number,
-                    client_id=request.id,
-                    action=request.canonical(),
-                    first_version=first,
-                    version=room_values["version"],
-                )
-            )
-        # The rows take their new values for the view; nothing is pending for the
-        # ORM to flush (the statements above did the writing), so detach them.
-        session.expunge_all()
-        for name, value in game_values.items():
-            setattr(game, name, value)
-        for name, value in room_values.items():
-            setattr(room, name, value)
-        return room, game, seated, transition.state, events
+            write.result = {
+                "player_id": actor.player_id,
+                "client_id": request.id,
+                "action": request.canonical(),
+                "first_version": old_version + 1,
+            }
+        return write
 
     # -- helpers --------------------------------------------------------------------------
 
@@ -461,22 +451,6 @@ class RoomService:
     async def _room(self, session: AsyncSession, code: str, lock: bool = False) -> Room:
         return await session.run_sync(_room, code, lock and not self.db.is_sqlite)
 
-    def _room_and_game(self, session: Session, code: str) -> tuple[Room, Game | None]:
-        """The room, locked for the transaction, and its current game.
-
-        On SQLite one joined query (``BEGIN IMMEDIATE`` already serializes
-        whole transactions). On PostgreSQL the game must be read *after* the
-        room lock is granted: a joined ``SELECT ... FOR UPDATE OF rooms``
-        re-reads only the locked row after waiting, and would hand back the
-        game as it was before the transaction it waited for."""
-        if not self.db.is_sqlite:
-            room = _room(session, code, lock=True)
-            return room, _game(session, room, room.game_number)
-        found = session.execute(_ROOM_AND_GAME, {"code": secrets.normalize_code(code)}).first()
-        if found is None:
-            raise DomainError("room_not_found", f"no room {code!r}")
-        return found[0], found[1]
-
     async def _free_seats(self, session: AsyncSession, room: Room, who: str) -> list[Player]:
         """The seated players, if a new seat can be taken now (between games, room not full)."""
         if room.status == "playing":
@@ -494,26 +468,26 @@ class RoomService:
     async def _game(session: AsyncSession, room: Room, number: int) -> Game | None:
         return await session.run_sync(_game, room, number)
 
-    def _replay(self, session: Session, room: Room, actor: Seat, request: ActionRequest) -> Outcome | None:
-        """The remembered answer to an action id already applied, if any."""
-        stmt = select(ActionResult).where(
-            ActionResult.room_id == room.id,
-            ActionResult.player_id == actor.player_id,
-            ActionResult.game_number == room.game_number,
-            ActionResult.client_id == request.id,
-        )
-        done = session.execute(stmt).scalar_one_or_none()
-        if done is None:
-            return None
-        if done.action != request.canonical():
-            raise DomainError("id_reused", f"action id {request.id!r} was used for another action")
-        rows = session.execute(
-            select(Event)
-            .where(Event.room_id == room.id, Event.version.between(done.first_version, done.version))
-            .order_by(Event.version)
-        )
-        events = [event_view(e) for e in rows.scalars()]
-        view = self._build_view(room, _players(session, room), _game(session, room, room.game_number))
+    async def _replay(self, code: str, actor: Seat, request: ActionRequest) -> Outcome:
+        """The remembered answer to an action id already applied."""
+        async with self.db.read() as session:
+            room = await self._room(session, code)
+            stmt = select(ActionResult).where(
+                ActionResult.room_id == room.id,
+                ActionResult.player_id == actor.player_id,
+                ActionResult.game_number == room.game_number,
+                ActionResult.client_id == request.id,
+            )
+            done = (await session.execute(stmt)).scalar_one()
+            if done.action != request.canonical():
+                raise DomainError("id_reused", f"action id {request.id!r} was used for another action")
+            rows = await session.execute(
+                select(Event)
+                .where(Event.room_id == room.id, Event.version.between(done.first_version, done.version))
+                .order_by(Event.version)
+            )
+            events = [event_view(e) for e in rows.scalars()]
+            view = await self._view(session, room)
         return Outcome(done.version, events, view, replayed=True)
 
     def _append(
@@ -533,7 +507,7 @@ class RoomService:
         items = [(e.type, actor_id if e.type == "game_started" else e.player_id, e.data()) for e in events]
         self._append(session, room, changes, items)
 
-    def _deadline(self, state: GameState, seated: Sequence[Player]) -> datetime | None:
+    def _deadline(self, state: GameState, seated: Sequence[views.PlayerRow]) -> datetime | None:
         """A bot's turn is due after the bot delay; nothing else is scheduled."""
         turn = state.turn
         bots = {p.id for p in seated if p.bot is not None}
@@ -563,7 +537,11 @@ class RoomService:
         return self._build_view(room, players, current, state)
 
     def _build_view(
-        self, room: Room, players: Sequence[Player], current: Game | None, state: GameState | None = None
+        self,
+        room: Room | RoomRow,
+        players: Sequence[views.PlayerRow],
+        current: views.GameRow | None,
+        state: GameState | None = None,
     ) -> JSON:
         history = [(g["number"], g["totals"], g["winners"]) for g in room.history or []]
         return room_view(room, players, current, history, self._connected(room.code), state)

@@ -5,15 +5,58 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
-from app.db.models import Event, Game, Player, Room
+from app.db.models import Event
 from app.rules import GameState, get_ruleset, state_from_dict
 
 JSON = dict[str, Any]
 
 
-def player_view(player: Player, room: Room, connected: Collection[str]) -> JSON:
+# What the views read of a row: the ORM's rows and the hot path's plain rows
+# (app/db/actions.py) both have it.
+class RoomRow(Protocol):
+    @property
+    def code(self) -> str: ...
+    @property
+    def ruleset(self) -> str: ...
+    @property
+    def options(self) -> dict[str, Any]: ...
+    @property
+    def max_players(self) -> int: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def host_id(self) -> str | None: ...
+    @property
+    def version(self) -> int: ...
+
+
+class PlayerRow(Protocol):
+    @property
+    def id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def seat(self) -> int | None: ...
+    @property
+    def bot(self) -> str | None: ...
+
+
+class GameRow(Protocol):
+    @property
+    def number(self) -> int: ...
+    @property
+    def state(self) -> dict[str, Any]: ...
+    @property
+    def seed(self) -> str: ...
+    @property
+    def commitment(self) -> str: ...
+    @property
+    def winners(self) -> list[str] | None: ...
+
+
+def player_view(player: PlayerRow, room: RoomRow, connected: Collection[str]) -> JSON:
     return {
         "id": player.id,
         "name": player.name,
@@ -24,7 +67,7 @@ def player_view(player: Player, room: Room, connected: Collection[str]) -> JSON:
     }
 
 
-def game_view(game: Game, state: GameState | None = None) -> JSON:
+def game_view(game: GameRow, state: GameState | None = None) -> JSON:
     state = state or state_from_dict(game.state)
     rules = get_ruleset(state.ruleset)
     turn = state.turn
@@ -68,9 +111,9 @@ def game_view(game: Game, state: GameState | None = None) -> JSON:
 
 
 def room_view(
-    room: Room,
-    players: Sequence[Player],
-    current: Game | None,
+    room: RoomRow,
+    players: Sequence[PlayerRow],
+    current: GameRow | None,
     history: Iterable[tuple[int, dict[str, int], list[str]]],
     connected: Collection[str] = (),
     state: GameState | None = None,
