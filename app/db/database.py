@@ -122,13 +122,19 @@ class Database:
                 return await asyncio.to_thread(sqlite_act, conn, code, player_id, client_id, decide)
         return await pg_act(await self._pg_pool(), code, player_id, client_id, decide)
 
+    async def open(self) -> None:
+        """Open the actions' connections now (PostgreSQL), so that the first
+        actions under load do not wait for them."""
+        if not self.is_sqlite:
+            await self._pg_pool()
+
     async def _pg_pool(self) -> asyncpg.Pool:
         if self._hot_pg is None:
             async with self._hot_pg_opening:
                 if self._hot_pg is None:
                     dsn = make_url(self.url).set(drivername="postgresql").render_as_string(hide_password=False)
                     self._hot_pg = await asyncpg.create_pool(
-                        dsn, min_size=1, max_size=self._pool_size, init=init_pg_connection
+                        dsn, min_size=self._pool_size, max_size=self._pool_size, init=init_pg_connection
                     )
         return self._hot_pg
 
