@@ -50,6 +50,9 @@ class Stats:
     ack: Histogram = field(default_factory=Histogram)
     fanout: Histogram = field(default_factory=Histogram)  # per member reached
     fanout_all: Histogram = field(default_factory=Histogram)  # the last member of each action
+    # With several instances: members on the actor's own instance, and on another one.
+    fanout_same: Histogram = field(default_factory=Histogram)
+    fanout_cross: Histogram = field(default_factory=Histogram)
     actions: int = 0
     errors: Counter[str] = field(default_factory=Counter)
     missed: int = 0  # open loop: a scheduled action found no room ready
@@ -72,6 +75,8 @@ class Stats:
             "ack_ms": self.ack.summary(),
             "fanout_ms": self.fanout.summary(),
             "fanout_all_ms": self.fanout_all.summary(),
+            "fanout_same_instance_ms": self.fanout_same.summary(),
+            "fanout_cross_instance_ms": self.fanout_cross.summary(),
             "errors": dict(self.errors),
             "missed": self.missed,
             "games": self.games,
@@ -85,6 +90,8 @@ class Stats:
                     "ack_ms": step.ack.summary(),
                     "fanout_ms": step.fanout.summary(),
                     "fanout_all_ms": step.fanout_all.summary(),
+                    "fanout_same_instance_ms": step.fanout_same.summary(),
+                    "fanout_cross_instance_ms": step.fanout_cross.summary(),
                 }
                 for _, step in sorted(self.steps.items())
             ],
@@ -105,6 +112,7 @@ class Member:
         self.changed = asyncio.Event()
         self.ws: Any = None
         self.reader: asyncio.Task[None] | None = None
+        self.instance = url.split("/api/", 1)[0]
 
     async def connect(self, after: int | None = None) -> None:
         self.ws = await websockets.connect(self.url, max_size=None, compression=None, open_timeout=30)
@@ -333,10 +341,15 @@ async def play(
         await asyncio.gather(*(m.wait_for(version) for m in room.members))
         others = [m for m in room.members if m is not actor]
         lags = [m.received[previous + 1] - sent for m in others]
-        for lag in lags:
+        for member, lag in zip(others, lags, strict=True):
             stats.fanout.record(lag)
             if step is not None:
                 step.fanout.record(lag)
+            if len({m.instance for m in room.members}) > 1:
+                same = member.instance == actor.instance
+                (stats.fanout_same if same else stats.fanout_cross).record(lag)
+                if step is not None:
+                    (step.fanout_same if same else step.fanout_cross).record(lag)
         if lags:
             stats.fanout_all.record(max(lags))
             if step is not None:

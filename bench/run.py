@@ -240,10 +240,21 @@ def print_table(scenario: str, result: dict[str, Any]) -> None:
             f"  at {step['target_per_s']:g}/s: {step['actions']} actions, "
             f"ack p50/p95/p99 {q(step['ack_ms'])}, fan-out {q(step['fanout_ms'])}"
         )
+        if step["fanout_cross_instance_ms"].get("count"):
+            print(
+                f"    fan-out to the actor's instance {q(step['fanout_same_instance_ms'])}, "
+                f"to the other instance {q(step['fanout_cross_instance_ms'])}"
+            )
+    ours = result["dicecup"]
+    if ours["fanout_cross_instance_ms"].get("count"):
+        same, cross = ours["fanout_same_instance_ms"], ours["fanout_cross_instance_ms"]
+        print(
+            f"fan-out p50/p95/p99 to members on the actor's instance {q(same)}, on the other {q(cross)}; "
+            f"crossing adds {round(cross['p50'] - same['p50'], 3)} ms at p50"
+        )
     print(f"ratios to baseline: {result['ratio_to_baseline']}")
     for name in ("baseline", "dicecup"):
         print(f"CPU ms per committed action, {name}: {result[name]['cpu_ms_per_action']}")
-    ours = result["dicecup"]
     print(f"games finished {ours['games_finished']}/{ours['games']}, anomalies {len(ours['anomalies'])}")
     print(f"server RSS KiB before/after: {result['rss_kib']}")
     if "postgres_commits_per_s" in result:
