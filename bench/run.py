@@ -148,9 +148,10 @@ def game_scenario(kind: str, args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
-async def _idle(url: str, connections: int, rooms: int, storm: bool) -> dict[str, Any]:
+async def _idle(server: servers.Server, connections: int, rooms: int, storm: bool) -> dict[str, Any]:
     import httpx
 
+    url = server.http
     async with httpx.AsyncClient(base_url=url, timeout=60) as http:
         codes = [
             (await http.post("/api/rooms", json={"ruleset": "yacht", "name": "I"})).json()["room"]["code"]
@@ -170,24 +171,32 @@ async def _idle(url: str, connections: int, rooms: int, storm: bool) -> dict[str
                 errors[f"{type(error).__name__}: {str(error)[:80]}"] += 1
                 return False
 
-    started = time.perf_counter()
+    started, server_cpu, client_cpu = time.perf_counter(), server.cpu_s(), time.process_time()
     opened = await asyncio.gather(*(connect(m) for m in members))
     out: dict[str, Any] = {
         "connections": connections,
         "opened": sum(opened),
         "open_s": round(time.perf_counter() - started, 2),
+        "open_cpu_s": {
+            "server": round(server.cpu_s() - server_cpu, 2),
+            "load_generator": round(time.process_time() - client_cpu, 2),
+        },
     }
     if storm:
         for member in members:
             if member.ws is not None:
                 await member.ws.close()  # all drop at once...
         await asyncio.gather(*(m.reader for m in members if m.reader is not None))
-        started = time.perf_counter()
+        started, server_cpu, client_cpu = time.perf_counter(), server.cpu_s(), time.process_time()
         again = await asyncio.gather(*(connect(m, after=0) for m in members))  # ...and resume with `after`
         out |= {
             "reconnected": sum(again),
             "failed": connections - sum(again),
             "storm_s": round(time.perf_counter() - started, 2),
+            "storm_cpu_s": {
+                "server": round(server.cpu_s() - server_cpu, 2),
+                "load_generator": round(time.process_time() - client_cpu, 2),
+            },
         }
     out["errors"] = dict(errors)
     out["members"] = members
@@ -201,7 +210,7 @@ def idle_scenario(args: argparse.Namespace, storm: bool) -> dict[str, Any]:
         before = server.rss_kib()
 
         async def run() -> dict[str, Any]:
-            out = await _idle(server.http, args.connections, max(1, args.connections // 50), storm)
+            out = await _idle(server, args.connections, max(1, args.connections // 50), storm)
             await asyncio.sleep(1)
             out["rss_kib_held"] = server.rss_kib()
             await asyncio.gather(*(m.close() for m in out.pop("members")))

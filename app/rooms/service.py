@@ -52,6 +52,16 @@ log = logging.getLogger("dicecup.rooms")
 
 _PLAYERS = select(Player).where(Player.room_id == bindparam("room_id"), Player.left_at.is_(None)).order_by(Player.seat)
 
+# The room's version and its events after a version (none: one row of NULLs).
+_EVENTS_AFTER = (
+    select(Room.version, Event.version, Event.type, Event.player_id, Event.data, Event.at)
+    .select_from(Room)
+    .outerjoin(Event, (Event.room_id == Room.id) & (Event.version > bindparam("after")))
+    .where(Room.code == bindparam("code"))
+    .order_by(Event.version)
+    .limit(bindparam("limit"))
+)
+
 ROOM_OPTIONS = {"hints": True}
 """Options every room has on top of its rule set's."""
 
@@ -178,18 +188,19 @@ class RoomService:
             return game_view(game)
 
     async def events_after(self, code: str, after: int = 0, limit: int = 100) -> JSON:
+        """The room's events after version ``after`` (at most ``limit``), in
+        one prebuilt query: every resuming socket asks for this."""
         async with self.db.read() as session:
-            room = await self._room(session, code)
-            rows = (
-                await session.execute(
-                    select(Event)
-                    .where(Event.room_id == room.id, Event.version > after)
-                    .order_by(Event.version)
-                    .limit(limit + 1)
-                )
-            ).scalars()
-            events = [event_view(e) for e in rows]
-            return {"events": events[:limit], "version": room.version, "more": len(events) > limit}
+            params = {"code": secrets.normalize_code(code), "after": after, "limit": limit + 1}
+            rows = (await session.execute(_EVENTS_AFTER, params)).all()
+        if not rows:
+            raise DomainError("room_not_found", f"no room {code!r}")
+        events = [
+            {"version": r[1], "type": r[2], "player_id": r[3], "data": r[4], "at": iso_utc(r[5])}
+            for r in rows
+            if r[1] is not None
+        ]
+        return {"events": events[:limit], "version": rows[0][0], "more": len(events) > limit}
 
     # -- writes -------------------------------------------------------------------------
 

@@ -210,6 +210,24 @@ async def test_events_query_validation(client, table: Table) -> None:
     assert r.json()["more"] is False and r.json()["version"] == 1
 
 
+async def test_events_come_in_pages(client, table: Table) -> None:
+    await table.join("Ben")
+    room = await table.start()
+    version = room["version"]
+    assert version >= 3
+    url = f"/api/rooms/{table.code}/events"
+    first = (await client.get(url, params={"after": 0, "limit": 2})).json()
+    assert [e["version"] for e in first["events"]] == [1, 2]
+    assert (first["more"], first["version"]) == (True, version)
+    rest = (await client.get(url, params={"after": 2, "limit": 100})).json()
+    assert [e["version"] for e in rest["events"]] == list(range(3, version + 1))
+    assert rest["more"] is False
+    assert all(e["at"].endswith("Z") and e["type"] for e in first["events"] + rest["events"])
+    last = (await client.get(url, params={"after": version})).json()
+    assert last == {"events": [], "version": version, "more": False}
+    check(await client.get("/api/rooms/ZZZZZZ/events"), 404, "room_not_found")
+
+
 async def test_rate_limited_actions(database_url) -> None:
     """Past its per-seat action budget a seat gets 429 rate_limited, and nothing changes."""
     import httpx
