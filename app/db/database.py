@@ -25,7 +25,7 @@ from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker, create_async_engine
 from sqlalchemy.pool import ConnectionPoolEntry
 
-from .actions import Decide, Write, init_pg_connection, pg_act, sqlite_act
+from .actions import Decide, Write, init_pg_connection, pg_act, reset_pg_connection, sqlite_act
 
 
 def sqlite_path(url: str) -> Path | None:
@@ -134,7 +134,11 @@ class Database:
                 if self._hot_pg is None:
                     dsn = make_url(self.url).set(drivername="postgresql").render_as_string(hide_password=False)
                     self._hot_pg = await asyncpg.create_pool(
-                        dsn, min_size=self._pool_size, max_size=self._pool_size, init=init_pg_connection
+                        dsn,
+                        min_size=self._pool_size,
+                        max_size=self._pool_size,
+                        init=init_pg_connection,
+                        reset=reset_pg_connection,
                     )
         return self._hot_pg
 
