@@ -97,3 +97,24 @@ async def test_racing_starts_and_joins(instances) -> None:
     await check_log(table)
     room = await table.room()
     assert [p["seat"] for p in room["players"]] == [0, 1, 2]
+
+
+async def test_different_actions_at_one_version_one_applies(instances) -> None:
+    """Rolls and scores racing from both instances, each sent at the same
+    ``expected_version``: one is stored, every other one answers stale_version
+    (a loser that read the old version decides again and finds it moved)."""
+    table, player = await ready_table(instances[0])
+    version = (await table.room())["version"]
+    kinds = [{"type": "roll", "keep": [0, 1]}, {"type": "score", "box": "choice"}, {"type": "roll"}]
+
+    async def one(i: int) -> httpx.Response:
+        return await instances[i % 2].post(
+            f"/api/rooms/{table.code}/actions",
+            json={**kinds[i % len(kinds)], "expected_version": version},
+            headers=table.auth(table.tokens[player]),
+        )
+
+    responses = await asyncio.gather(*(one(i) for i in range(12)))
+    outcomes = Counter((r.status_code, r.json().get("code")) for r in responses)
+    assert outcomes == {(200, None): 1, (409, "stale_version"): 11}
+    await check_log(table)
