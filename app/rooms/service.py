@@ -1,11 +1,13 @@
 """The room use cases: create, join, leave, start a game, act, and reads.
 
-Every write is one transaction that locks the room first (``SELECT ... FOR
-UPDATE`` on PostgreSQL; on SQLite the ``BEGIN IMMEDIATE`` of
-:meth:`Database.write` already holds the database's write lock), appends its
-events with consecutive versions, and commits. Only after the commit are the
-events handed to the publisher: a refused or rolled-back action is never seen
-by anyone but its sender.
+Every write is one transaction that moves the room's version and appends its
+events with consecutive versions. Joins, leaves and game starts lock the room
+first (``SELECT ... FOR UPDATE`` on PostgreSQL; on SQLite the ``BEGIN
+IMMEDIATE`` of :meth:`Database.write` already holds the database's write
+lock); actions go through :meth:`Database.act` (see :mod:`app.db.actions`:
+the same lock on SQLite, a write conditional on the room's version on
+PostgreSQL). Only after the commit are the events handed to the publisher: a
+refused or rolled-back action is never seen by anyone but its sender.
 """
 
 from __future__ import annotations
