@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+import asyncpg
 import orjson
 
 MAX_ATTEMPTS = 50
@@ -260,12 +261,31 @@ async def reset_pg_connection(conn: Any) -> None:
     under load) would have nothing to do."""
 
 
+_CONNECTION_LOST = (
+    asyncpg.PostgresConnectionError,
+    asyncpg.exceptions.OperatorInterventionError,  # "terminating connection due to administrator command"
+    asyncpg.InterfaceError,
+    asyncpg.InternalClientError,  # a connection whose backend died while it sat in the pool
+    OSError,
+)
+
+
 async def pg_act(pool: Any, code: str, player_id: str, client_id: str | None, decide: Decide) -> Write:
     """Load, decide and store (see the module's docstring): retried while
-    another writer moves the room between the read and the write."""
-    async with pool.acquire() as conn:
-        for _ in range(MAX_ATTEMPTS):
-            row = await conn.fetchrow(_PG_LOAD, code, client_id, player_id)
+    another writer moves the room between the read and the write. A pooled
+    connection found dead at the read (PostgreSQL restarted) is replaced and
+    the read tried again; a write is never retried on a lost connection,
+    since it may have committed (the client's action id makes its retry safe)."""
+    lost = 0
+    for _ in range(MAX_ATTEMPTS):
+        async with pool.acquire() as conn:
+            try:
+                row = await conn.fetchrow(_PG_LOAD, code, client_id, player_id)
+            except Exception as error:
+                if not isinstance(error, _CONNECTION_LOST) or lost > pool.get_max_size():
+                    raise
+                lost += 1
+                continue
             loaded = Loaded(None, None, [], False)
             if row is not None:
                 room = RoomRow(*row[:10])
@@ -295,7 +315,7 @@ async def pg_act(pool: Any, code: str, player_id: str, client_id: str | None, de
                 result.get("action"),
                 result.get("first_version"),
             )
-            if stored:
-                return write
-            await asyncio.sleep(0)
+        if stored:
+            return write
+        await asyncio.sleep(0)
     raise Contended(code)

@@ -104,3 +104,40 @@ async def test_a_write_that_lost_the_race_decides_again(database_url) -> None:
         assert write.room.version in rows and before[0] + 1 not in rows  # the lost write left no event
     finally:
         await db.dispose()
+
+
+async def test_actions_right_after_postgres_dropped_every_connection(database_url) -> None:
+    """PostgreSQL drops the pool's connections (a restart, say) and an action
+    comes at once, before the pool has noticed: it still lands, on a fresh
+    connection. Only the read is retried (a write that may have committed is
+    never sent twice). Ten rounds: a lost connection shows in most of them."""
+    db = Database(database_url)
+    try:
+        service = RoomService(db)
+        code, player = await started_room(service)
+        write = await db.act(code, player, None, lambda loaded: write_one_event(loaded, player))
+        if db.is_sqlite:
+            return
+        pool = await db._pg_pool()
+        admin = Database(database_url)
+        try:
+            async with admin.engine.connect() as conn:
+                for _ in range(10):
+                    held = [await pool.acquire() for _ in range(pool.get_max_size())]
+                    pids = ", ".join(str(c.get_server_pid()) for c in held)
+                    for c in held:
+                        await pool.release(c)
+                    kill = (
+                        "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) "
+                        f"FROM pg_stat_activity WHERE pid IN ({pids})"
+                    )
+                    assert (await conn.exec_driver_sql(kill)).scalar_one() == pool.get_max_size()
+                    await conn.commit()
+                    write = await db.act(code, player, None, lambda loaded: write_one_event(loaded, player))
+        finally:
+            await admin.dispose()
+        async with db.read() as session:
+            stored = (await session.execute(select(Room.version).where(Room.code == code))).scalar_one()
+        assert stored == write.room.version
+    finally:
+        await db.dispose()
