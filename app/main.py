@@ -70,9 +70,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         scheduler.start()
         # Everything made so far lives as long as the process: move it out of
         # the collector's sight, so a full collection under load walks only
-        # what the traffic made (measured: 160 ms pauses before, bench/RESULTS.md).
+        # what the traffic made. And collect in full ten times less often: an
+        # open socket alone holds ~180 tracked objects (its ASGI call chain),
+        # so with a few thousand sockets a full pass takes tens of
+        # milliseconds, and by default one ran every ~2 s under load
+        # (bench/RESULTS.md). Garbage without cycles is freed at once anyway.
         gc.collect()
         gc.freeze()
+        gen0, gen1, _ = gc.get_threshold()
+        gc.set_threshold(gen0, gen1, 100)
         try:
             yield
         finally:

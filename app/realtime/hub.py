@@ -43,13 +43,20 @@ class _Room:
     delivered: int | None = None
     pending: dict[int, tuple[JSON, JSON | None]] = field(default_factory=dict)
     filling: asyncio.Task[None] | None = None
-    view: JSON | None = None
-    """The latest room view seen (from an event or a welcome's read)."""
+    view: bytes | None = None
+    """The latest room view seen (from an event or a welcome's read), kept
+    encoded: a few thousand rooms' views as Python objects would be walked by
+    every full garbage collection."""
+    view_version: int = -1
 
 
-def encode_event(event: JSON, room: JSON | None) -> str:
-    """An ``event`` message, encoded once for every socket that gets it."""
-    return orjson.dumps({"type": "event", "event": event, "room": room}).decode()
+def encode_event(event: JSON, room: JSON | None) -> tuple[str, bytes | None]:
+    """An ``event`` message, encoded once for every socket that gets it, and
+    the room in it encoded on its own (the hub keeps it for welcomes)."""
+    if room is None:
+        return orjson.dumps({"type": "event", "event": event, "room": None}).decode(), None
+    encoded = orjson.dumps(room)
+    return (b'{"type":"event","event":' + orjson.dumps(event) + b',"room":' + encoded + b"}").decode(), encoded
 
 
 class Hub:
@@ -132,20 +139,19 @@ class Hub:
         """The room as of the last event delivered here, if this hub has it (a
         welcome then needs no database read); presence flags as they are now."""
         room = self._rooms.get(code)
-        if room is None or room.view is None or room.delivered != room.view["version"]:
+        if room is None or room.view is None or room.delivered != room.view_version:
             return None
         connected = self.connected(code)
-        view = dict(room.view)
-        view["players"] = [
-            {**p, "connected": p["bot"] is not None or p["id"] in connected} for p in room.view["players"]
-        ]
+        view: JSON = orjson.loads(room.view)
+        for player in view["players"]:
+            player["connected"] = player["bot"] is not None or player["id"] in connected
         return view
 
     def remember(self, code: str, view: JSON) -> None:
         """Keep a view read from the database for the next welcomes."""
         room = self._rooms.get(code)
-        if room is not None and (room.view is None or view["version"] >= room.view["version"]):
-            room.view = view
+        if room is not None and view["version"] >= room.view_version:
+            room.view, room.view_version = orjson.dumps(view), view["version"]
 
     # -- what the bus brings -------------------------------------------------------------
 
@@ -201,9 +207,9 @@ class Hub:
 
     def _deliver(self, room: _Room, event: JSON, view: JSON | None) -> None:
         version = event["version"]
-        if view is not None and (room.view is None or view["version"] >= room.view["version"]):
-            room.view = view
-        data = encode_event(event, view)
+        data, encoded = encode_event(event, view)
+        if view is not None and encoded is not None and view["version"] >= room.view_version:
+            room.view, room.view_version = encoded, view["version"]
         for conn in list(room.conns):
             conn.push_event(version, data)
         room.delivered = version
