@@ -18,6 +18,7 @@ def check(result: dict) -> None:
     ours = result["dicecup"]
     assert ours["games_finished"] == ours["games"] == 3
     assert result["ratio_to_baseline"]["ack_p50"] is not None
+    assert ours["cpu_ms_per_action"]["server"] > 0 and ours["cpu_ms_per_action"]["load_generator"] > 0
 
 
 def test_sqlite_over_websocket() -> None:
@@ -38,10 +39,15 @@ def test_postgres() -> None:
 
 def test_two_instances_over_redis() -> None:
     args = build_parser().parse_args(["redis", *SMALL, "--postgres", postgres_url(), "--redis", redis_url()])
-    check(game_scenario("redis", args))
+    result = game_scenario("redis", args)
+    check(result)
+    # members on both instances: the fan-out is measured to each side
+    ours = result["dicecup"]
+    assert ours["fanout_same_instance_ms"]["count"] > 0 and ours["fanout_cross_instance_ms"]["count"] > 0
 
 
 def test_idle_connections_and_reconnect_storm() -> None:
     result = idle_scenario(build_parser().parse_args(["storm", "--connections", "60"]), storm=True)
     assert result["opened"] == result["reconnected"] == 60
     assert result["failed"] == 0
+    assert set(result["storm_cpu_s"]) == {"server", "load_generator"}
