@@ -20,7 +20,7 @@ from app.rules import GameState, state_from_dict
 from app.strategy import Advisor, BoxChoice, StrategyStore, Variant, pick
 
 from .errors import DomainError
-from .service import ActionRequest, Seat
+from .types import ActionRequest, Seat
 
 if TYPE_CHECKING:
     from .service import RoomService

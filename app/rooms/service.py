@@ -16,38 +16,32 @@ import logging
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Literal, Protocol
+from typing import Any
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
 
 from app.db import ActionResult, Database, Event, Game, Player, Room
-from app.db.actions import Contended, Loaded, RoomRow, Write
+from app.db.actions import Contended, RoomRow
 from app.db.models import utcnow
 from app.rules import (
     MAX_PLAYERS,
-    Action,
     FairDice,
-    GameFinished,
     GameState,
     InvalidOptions,
-    Keep,
-    Roll,
-    RuleViolation,
-    Score,
     UnknownRuleset,
-    apply,
     get_ruleset,
     new_game,
-    state_from_dict,
     state_to_dict,
 )
 from app.rules import Event as RulesEvent
 from app.strategy import LEVELS, StrategyStore
 
 from . import secrets, views
+from .acting import Seen, decide
 from .errors import DomainError
+from .types import ActionRequest, Outcome, Presence, Publisher, Seat
 from .views import JSON, event_view, game_view, iso_utc, player_view, room_view
 
 log = logging.getLogger("dicecup.rooms")
@@ -68,73 +62,11 @@ ROOM_OPTIONS = {"hints": True}
 """Options every room has on top of its rule set's."""
 
 
-class Publisher(Protocol):
-    """Receives each action's committed events, with the room as it stands after them."""
-
-    async def publish(self, code: str, events: Sequence[JSON], room: JSON) -> None: ...
-
-
-class Presence(Protocol):
-    """Which seats of a room have a live connection."""
-
-    def connected(self, code: str) -> Collection[str]: ...
-
-
-@dataclass(frozen=True)
-class Seat:
-    """An authenticated seat token."""
-
-    player_id: str
-    room_code: str
-
-
-@dataclass(frozen=True)
-class ActionRequest:
-    """One action, as a client sends it over REST or WebSocket."""
-
-    type: Literal["roll", "keep", "score"]
-    dice: tuple[int, ...] | None = None
-    keep: tuple[int, ...] | None = None
-    box: str | None = None
-    expected_version: int | None = None
-    id: str | None = None
-
-    def canonical(self) -> JSON:
-        """The action itself, without its id or version check: what a reused id is compared by."""
-        data: JSON = {"type": self.type}
-        for name in ("dice", "keep", "box"):
-            value = getattr(self, name)
-            if value is not None:
-                data[name] = list(value) if isinstance(value, tuple) else value
-        return data
-
-    def for_engine(self, player_id: str) -> Action:
-        if self.type == "roll":
-            return Roll(player_id, self.keep)
-        if self.type == "keep":
-            return Keep(player_id, self.dice or ())
-        return Score(player_id, self.box or "")
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What an applied action answers: the room's version after it, its events, the room."""
-
-    version: int
-    events: list[JSON]
-    room: JSON
-    replayed: bool = False
-
-
 @dataclass
 class _Changes:
     """Events staged in one transaction, published after its commit."""
 
     events: list[Event] = field(default_factory=list)
-
-
-class _Seen(Exception):
-    """The action's id was applied before: answer with what it did then."""
 
 
 class RoomService:
@@ -341,9 +273,9 @@ class RoomService:
                 secrets.normalize_code(code),
                 actor.player_id,
                 request.id,
-                lambda loaded: self._decide(loaded, actor, request),
+                lambda loaded: decide(loaded, actor, request, self._deadline),
             )
-        except _Seen:
+        except Seen:
             return await self._replay(code, actor, request)
         except Contended:
             raise DomainError("stale_version", "the room kept changing; send the action again") from None
@@ -363,58 +295,6 @@ class RoomService:
         if room.next_deadline is not None and self.on_deadline is not None:
             self.on_deadline(room.next_deadline)
         return Outcome(room.version, published, view)
-
-    def _decide(self, loaded: Loaded, actor: Seat, request: ActionRequest) -> Write:
-        """What an action stores, or its refusal (pure: runs inside the storage's transaction)."""
-        room, game = loaded.room, loaded.game
-        if room is None:
-            raise DomainError("room_not_found", f"no room {actor.room_code!r}")
-        if loaded.seen:
-            raise _Seen
-        if request.expected_version is not None and request.expected_version != room.version:
-            raise DomainError("stale_version", f"the room is at version {room.version}")
-        if game is None:
-            raise DomainError("game_not_started", "no game has started in this room")
-        if game.status == "finished":
-            raise DomainError("game_over", "the game is over")
-        state = state_from_dict(game.state)
-        try:
-            transition = apply(state, request.for_engine(actor.player_id), FairDice.from_hex(game.seed))
-        except RuleViolation as refused:
-            raise DomainError(refused.code, refused.detail) from None
-        now = utcnow()
-        old_version = room.version
-        write = Write(room, game, loaded.players, old_version, now, [], state=transition.state)
-        game.state = state_to_dict(transition.state)
-        for event in transition.events:
-            if isinstance(event, GameFinished):
-                game.status = "finished"
-                game.winners = list(event.winners)
-                write.totals = dict(event.totals)
-                write.finished_at = now
-                summary = {"number": game.number, "totals": dict(event.totals), "winners": list(event.winners)}
-                room.status = "finished"
-                room.history = [*room.history, summary]
-                write.history_changed = True
-        write.events = [
-            {
-                "version": old_version + 1 + i,
-                "type": e.type,
-                "player_id": actor.player_id if e.type == "game_started" else e.player_id,
-                "data": e.data(),
-            }
-            for i, e in enumerate(transition.events)
-        ]
-        room.version = old_version + len(write.events)
-        room.next_deadline = self._deadline(transition.state, loaded.players)
-        if request.id is not None:
-            write.result = {
-                "player_id": actor.player_id,
-                "client_id": request.id,
-                "action": request.canonical(),
-                "first_version": old_version + 1,
-            }
-        return write
 
     # -- helpers --------------------------------------------------------------------------
 
@@ -595,14 +475,3 @@ def _game(session: Session, room: Room, number: int) -> Game | None:
     if number < 1:
         return None
     return session.execute(select(Game).where(Game.room_id == room.id, Game.number == number)).scalar_one_or_none()
-
-
-def _event_json(row: dict[str, Any]) -> JSON:
-    """An inserted event row as ``API.md``'s Event."""
-    return {
-        "version": row["version"],
-        "type": row["type"],
-        "player_id": row["player_id"],
-        "data": row["data"],
-        "at": iso_utc(row["at"]),
-    }
