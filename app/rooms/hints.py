@@ -35,7 +35,7 @@ async def hint(service: RoomService, code: str, token: str | None) -> JSON:
     room, game, player = found
     if not token:
         raise DomainError("unauthorized", "this needs a seat token (Authorization: Bearer ...)")
-    seat = seat_of(room, player)
+    seat = seat_of(room.id, room.code, player)
     if not room.options.get("hints", True):
         raise DomainError("hints_disabled", "hints are off in this room")
     if game is None:

@@ -16,7 +16,7 @@ import logging
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -58,6 +58,14 @@ _EVENTS_AFTER = (
     .limit(bindparam("limit"))
 )
 
+# A room and whichever seat a token's digest belongs to (any room's: see seat_of), in one query.
+_TOKEN_SEAT = (
+    select(Room.id.label("room_pk"), Room.code.label("room_code"), Player.id, Player.room_id, Player.left_at)
+    .select_from(Room)
+    .outerjoin(Player, Player.token_hash == bindparam("digest"))
+    .where(Room.code == bindparam("code"))
+)
+
 ROOM_OPTIONS = {"hints": True}
 """Options every room has on top of its rule set's."""
 
@@ -93,16 +101,16 @@ class RoomService:
         ``room_not_found``, then ``body_error`` if given (a body too large),
         then ``unauthorized`` (no or unknown token), then ``forbidden`` (a
         token of another room)."""
+        params = {"code": secrets.normalize_code(code), "digest": secrets.token_hash(token) if token else ""}
         async with self.db.read() as session:
-            room = await self._room(session, code)
-            if body_error is not None:
-                raise body_error
-            if not token:
-                raise DomainError("unauthorized", "this needs a seat token (Authorization: Bearer ...)")
-            player = (
-                await session.execute(select(Player).where(Player.token_hash == secrets.token_hash(token)))
-            ).scalar_one_or_none()
-            return seat_of(room, player)
+            row = (await session.execute(_TOKEN_SEAT, params)).first()
+        if row is None:
+            raise DomainError("room_not_found", f"no room {code!r}")
+        if body_error is not None:
+            raise body_error
+        if not token:
+            raise DomainError("unauthorized", "this needs a seat token (Authorization: Bearer ...)")
+        return seat_of(row.room_pk, row.room_code, None if row.id is None else row)
 
     async def ping(self) -> None:
         async with self.db.read() as session:
@@ -447,14 +455,25 @@ class RoomService:
             await self.publisher.publish(view["code"], events, view)
 
 
-def seat_of(room: Room, player: Player | None) -> Seat:
-    """The seat a token's player holds in ``room``: ``unauthorized`` for an
+class TokenHolder(Protocol):
+    """A seat found by its token's digest (a player row, or a query's row)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def room_id(self) -> int: ...
+    @property
+    def left_at(self) -> datetime | None: ...
+
+
+def seat_of(room_id: int, room_code: str, player: TokenHolder | None) -> Seat:
+    """The seat a token's player holds in the room: ``unauthorized`` for an
     unknown token or a seat that was left, ``forbidden`` for another room's."""
     if player is None or player.left_at is not None:
         raise DomainError("unauthorized", "unknown seat token")
-    if player.room_id != room.id:
+    if player.room_id != room_id:
         raise DomainError("forbidden", "this token belongs to another room")
-    return Seat(player.id, room.code)
+    return Seat(player.id, room_code)
 
 
 def _room(session: Session, code: str, lock: bool = False) -> Room:
