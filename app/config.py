@@ -12,6 +12,13 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 DEFAULT_SQLITE = "sqlite+aiosqlite:///./data/dicecup.db"
 
 
+def sqlite_path(url: str) -> Path | None:
+    """The database file of a SQLite URL (``None`` for an in-memory database)."""
+    rest = url.split("://", 1)[1]
+    path = rest[1:].split("?", 1)[0]
+    return None if path in ("", ":memory:") else Path(path)
+
+
 def normalize_database_url(url: str) -> str:
     """Accept the URLs people write (``postgresql://``, ``postgres://``,
     ``sqlite:///``) and pick the async driver the server uses."""
@@ -49,7 +56,14 @@ class Settings(BaseSettings):
     @field_validator("database_url")
     @classmethod
     def _driver(cls, value: str) -> str:
-        return normalize_database_url(value)
+        url = normalize_database_url(value)
+        if url.startswith("sqlite") and sqlite_path(url) is None:
+            # The server's connections (reads, writes, the actions' own) would
+            # each get a database of their own.
+            raise ValueError(
+                "an in-memory SQLite database cannot be shared; give a file, e.g. sqlite:///./data/dicecup.db"
+            )
+        return url
 
     @property
     def is_sqlite(self) -> bool:

@@ -15,7 +15,6 @@ import asyncio
 import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
 
 import asyncpg
@@ -25,14 +24,9 @@ from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker, create_async_engine
 from sqlalchemy.pool import ConnectionPoolEntry
 
+from app.config import sqlite_path
+
 from .actions import Decide, Write, init_pg_connection, pg_act, reset_pg_connection, sqlite_act
-
-
-def sqlite_path(url: str) -> Path | None:
-    """The database file of a SQLite URL (``None`` for an in-memory database)."""
-    rest = url.split("://", 1)[1]
-    path = rest[1:].split("?", 1)[0]
-    return None if path in ("", ":memory:") else Path(path)
 
 
 def _sqlite_pragmas(dbapi_connection: Any, busy_timeout_ms: int) -> None:
@@ -70,8 +64,9 @@ class Database:
         self.is_sqlite = url.startswith("sqlite")
         if self.is_sqlite:
             path = sqlite_path(url)
-            if path is not None:
-                path.parent.mkdir(parents=True, exist_ok=True)
+            if path is None:  # each connection would get a database of its own
+                raise ValueError("an in-memory SQLite database cannot be shared by the server's connections")
+            path.parent.mkdir(parents=True, exist_ok=True)
         else:
             engine_args.setdefault("pool_size", 10)
             engine_args.setdefault("max_overflow", 20)
@@ -87,9 +82,7 @@ class Database:
             write_engine = self.engine.execution_options(sqlite_begin="IMMEDIATE")
             # The actions' connection (see app/db/actions.py): a plain sqlite3
             # connection used from a worker thread, one hop per transaction.
-            self._hot_sqlite = sqlite3.connect(
-                str(sqlite_path(url) or ":memory:"), check_same_thread=False, isolation_level=None
-            )
+            self._hot_sqlite = sqlite3.connect(str(sqlite_path(url)), check_same_thread=False, isolation_level=None)
             _sqlite_pragmas(self._hot_sqlite, busy_timeout_ms)
         # Reads see one snapshot: under PostgreSQL's default READ COMMITTED each
         # statement would see the commits made before it, so a room view read

@@ -7,7 +7,7 @@ from pathlib import Path
 from alembic import command
 from alembic.config import Config
 
-from .database import sqlite_path
+from app.config import sqlite_path
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,5 +1,6 @@
 """The Database's sessions: a read session sees one snapshot on both databases."""
 
+import pytest
 from sqlalchemy import select, update
 
 from app.db.database import Database
@@ -24,3 +25,8 @@ async def test_a_read_sees_one_snapshot_while_a_write_commits(database_url) -> N
             assert after == before + 1
     finally:
         await db.dispose()
+
+
+def test_an_in_memory_sqlite_database_is_refused() -> None:
+    with pytest.raises(ValueError, match="in-memory SQLite"):
+        Database("sqlite+aiosqlite:///:memory:")
