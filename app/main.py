@@ -17,7 +17,7 @@ from app.api.body import BODY_SCHEMAS
 from app.api.ratelimit import RateLimits
 from app.api.responses import install_error_handlers
 from app.api.routes import router
-from app.api.ws import router as ws_router
+from app.api.ws import RoomSockets
 from app.config import Settings
 from app.db import Database
 from app.realtime import Bus, Hub, InProcessBus, RedisBus
@@ -97,7 +97,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.logger = logging.getLogger("dicecup")
     install_error_handlers(app)
     app.include_router(router)
-    app.include_router(ws_router)
+    app.add_middleware(RoomSockets)  # GET /api/rooms/{code}/ws (see its docstring)
     mount_web(app)
 
     def openapi() -> dict[str, Any]:

@@ -208,3 +208,15 @@ async def test_shutdown_closes_with_1012(database_url: str) -> None:
         closing = asyncio.create_task(client.closed_with(timeout=15))
         await asyncio.sleep(0.1)
     assert await closing == 1012
+
+
+async def test_the_socket_path_and_no_other(live, http) -> None:
+    """Room sockets are served at /api/rooms/{code}/ws (any case of the code);
+    a WebSocket anywhere else is refused at the handshake."""
+    table, _ana, _ben = await two_player_room(http)
+    watcher = await Player.connect(live.socket_url(table.code.lower()))
+    assert watcher.welcome["room"]["code"] == table.code
+    await watcher.close()
+    for path in (f"/api/rooms/{table.code}/ws/more", f"/api/rooms/{table.code}", "/ws"):
+        with pytest.raises(websockets.InvalidStatus):
+            await websockets.connect(live.socket_url(table.code).split("/api/", 1)[0] + path)
