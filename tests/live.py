@@ -50,8 +50,9 @@ class LiveServer:
 
 
 @contextmanager
-def server_in_thread(settings: Settings) -> Iterator[LiveServer]:
-    """The app served by uvicorn (with its real WebSocket stack) in a thread."""
+def server_in_thread(settings: Settings, root_path: str = "") -> Iterator[LiveServer]:
+    """The app served by uvicorn (with its real WebSocket stack) in a thread;
+    ``root_path`` as behind a proxy that strips a prefix (uvicorn --root-path)."""
     port = free_port()
     config = uvicorn.Config(
         create_app(settings),
@@ -61,6 +62,7 @@ def server_in_thread(settings: Settings) -> Iterator[LiveServer]:
         ws_max_size=settings.max_body_bytes,
         ws_per_message_deflate=False,
         lifespan="on",
+        root_path=root_path,
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)

@@ -217,7 +217,10 @@ class RoomSockets:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":
-            match = _SOCKET_PATH.fullmatch(scope["path"])
+            path, root = scope["path"], scope.get("root_path", "")
+            if root and path.startswith(root):  # served under a prefix (uvicorn --root-path)
+                path = path[len(root) :]
+            match = _SOCKET_PATH.fullmatch(path)
             if match is not None:
                 await room_socket(WebSocket(scope, receive, send), match["code"])
                 return

@@ -220,3 +220,14 @@ async def test_the_socket_path_and_no_other(live, http) -> None:
     for path in (f"/api/rooms/{table.code}/ws/more", f"/api/rooms/{table.code}", "/ws"):
         with pytest.raises(websockets.InvalidStatus):
             await websockets.connect(live.socket_url(table.code).split("/api/", 1)[0] + path)
+
+
+async def test_sockets_behind_a_proxy_prefix(database_url: str) -> None:
+    """Served under a prefix the proxy strips (uvicorn --root-path): REST and sockets work as they are."""
+    with server_in_thread(test_settings(database_url), root_path="/dicecup") as server:
+        async with httpx.AsyncClient(base_url=server.http) as http:
+            table = Table(http)
+            await table.create()
+            player = await Player.connect(server.socket_url(table.code), table.tokens[table.host])
+            assert player.welcome["you"]["id"] == table.host
+            await player.close()
