@@ -42,7 +42,7 @@ from . import secrets, views
 from .acting import Seen, decide
 from .errors import DomainError
 from .types import ActionRequest, Outcome, Presence, Publisher, Seat
-from .views import JSON, event_view, game_view, iso_utc, player_view, room_view
+from .views import JSON, event_json, event_view, game_view, player_view, room_view
 
 log = logging.getLogger("dicecup.rooms")
 
@@ -137,11 +137,7 @@ class RoomService:
             rows = (await session.execute(_EVENTS_AFTER, params)).all()
         if not rows:
             raise DomainError("room_not_found", f"no room {code!r}")
-        events = [
-            {"version": r[1], "type": r[2], "player_id": r[3], "data": r[4], "at": iso_utc(r[5])}
-            for r in rows
-            if r[1] is not None
-        ]
+        events = [event_json(*r[1:]) for r in rows if r[1] is not None]
         return {"events": events[:limit], "version": rows[0][0], "more": len(events) > limit}
 
     # -- writes -------------------------------------------------------------------------
@@ -273,9 +269,10 @@ class RoomService:
         """Validate and apply one action; see ``API.md`` for the order of refusals.
 
         The storage (:meth:`Database.act`, the hot path of
-        :mod:`app.db.actions`) loads the room and stores what :meth:`_decide`
-        makes of it atomically; the room view is built after the commit,
-        outside any lock, and only then are the events published."""
+        :mod:`app.db.actions`) loads the room and stores what
+        :func:`acting.decide` makes of it atomically; the room view is built
+        after the commit, outside any lock, and only then are the events
+        published."""
         try:
             write = await self.db.act(
                 secrets.normalize_code(code),
@@ -289,19 +286,9 @@ class RoomService:
             raise DomainError("stale_version", "the room kept changing; send the action again") from None
         room, game = write.room, write.game
         view = self._build_view(room, write.players, game, write.state)
-        published = [
-            {
-                "version": e["version"],
-                "type": e["type"],
-                "player_id": e["player_id"],
-                "data": e["data"],
-                "at": iso_utc(write.now),
-            }
-            for e in write.events
-        ]
+        published = [event_json(e["version"], e["type"], e["player_id"], e["data"], write.now) for e in write.events]
         await self._publish_events(view, published)
-        if room.next_deadline is not None and self.on_deadline is not None:
-            self.on_deadline(room.next_deadline)
+        self._wake(room)
         return Outcome(room.version, published, view)
 
     # -- helpers --------------------------------------------------------------------------
@@ -419,7 +406,7 @@ class RoomService:
     def _schedule(self, room: Room, state: GameState, seated: Sequence[Player]) -> None:
         room.next_deadline = self._deadline(state, seated)
 
-    def _wake(self, room: Room) -> None:
+    def _wake(self, room: Room | RoomRow) -> None:
         if room.next_deadline is not None and self.on_deadline is not None:
             self.on_deadline(room.next_deadline)
 

@@ -146,11 +146,10 @@ def iso_utc(at: datetime) -> str:
     return at.isoformat().replace("+00:00", "Z") if at.tzinfo else at.isoformat() + "Z"
 
 
+def event_json(version: int, kind: str, player_id: str | None, data: JSON, at: datetime) -> JSON:
+    """``API.md``'s Event, from its stored fields (a row, or what an action stores)."""
+    return {"version": version, "type": kind, "player_id": player_id, "data": data, "at": iso_utc(at)}
+
+
 def event_view(event: Event) -> JSON:
-    return {
-        "version": event.version,
-        "type": event.type,
-        "player_id": event.player_id,
-        "data": event.data,
-        "at": iso_utc(event.at),
-    }
+    return event_json(event.version, event.type, event.player_id, event.data, event.at)
