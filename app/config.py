@@ -48,6 +48,19 @@ class Settings(BaseSettings):
     ws_messages_per_second: int = Field(40, description="per socket; a flood past it is closed with 1008")
     ws_queue_size: int = Field(256, description="messages a socket may fall behind before it is closed (1013)")
     hello_timeout: float = Field(10.0, description="seconds a new socket has to say hello")
+    lookup_failures_per_minute: int = Field(
+        30, description="per client address: failed room lookups (REST 404, socket 4404) before 429 / close 4429"
+    )
+    rooms_per_hour: int = Field(30, description="per client address: rooms created before 429")
+    spectators_per_room: int = Field(50, description="per room and instance: sockets without a seat (close 4409 past it)")
+    sockets_per_address: int = Field(20, description="per client address and instance: open sockets (close 4429 past it)")
+    trusted_proxies: str = Field(
+        "",
+        description="comma-separated addresses or networks whose X-Forwarded-For/-Proto are believed; empty = none",
+    )
+    cors_origins: str = Field(
+        "", description="comma-separated origins allowed to call the API from a browser (CORS); empty = none"
+    )
     sqlite_busy_timeout_ms: int = 10_000
     strategy_dir: Path = Field(Path("data/strategy"), description="where strategy tables are cached")
     strategy_solve: bool = Field(True, description="compute missing strategy tables in the background")
@@ -64,6 +77,14 @@ class Settings(BaseSettings):
                 "an in-memory SQLite database cannot be shared; give a file, e.g. sqlite:///./data/dicecup.db"
             )
         return url
+
+    @property
+    def trusted_proxy_list(self) -> list[str]:
+        return [item.strip() for item in self.trusted_proxies.split(",") if item.strip()]
+
+    @property
+    def cors_origin_list(self) -> list[str]:
+        return [item.strip() for item in self.cors_origins.split(",") if item.strip()]
 
     @property
     def is_sqlite(self) -> bool:

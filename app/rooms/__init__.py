@@ -1,7 +1,7 @@
 """Use cases of a room: the one layer that runs transactions."""
 
-from .errors import DomainError
+from .errors import DomainError, ErrorCode
 from .service import RoomService
 from .types import ActionRequest, Outcome, Presence, Publisher, Seat
 
-__all__ = ["ActionRequest", "DomainError", "Outcome", "Presence", "Publisher", "RoomService", "Seat"]
+__all__ = ["ActionRequest", "DomainError", "ErrorCode", "Outcome", "Presence", "Publisher", "RoomService", "Seat"]

@@ -1,7 +1,53 @@
 """One error family for everything the service refuses, with the status
-``API.md`` gives each code. The API layer turns these into responses."""
+``docs/api.md`` gives each code. The API layer turns these into responses
+(REST) and ``error`` messages (WebSocket); :class:`ErrorCode` is the one list
+of codes both use, and the OpenAPI document's enum."""
 
 from __future__ import annotations
+
+from enum import StrEnum
+
+
+class ErrorCode(StrEnum):
+    """Every ``code`` an error body or an ``error`` message can carry."""
+
+    # who you are
+    UNAUTHORIZED = "unauthorized"
+    FORBIDDEN = "forbidden"
+    NOT_HOST = "not_host"
+    HINTS_DISABLED = "hints_disabled"
+    # what you asked for
+    ROOM_NOT_FOUND = "room_not_found"
+    GAME_NOT_FOUND = "game_not_found"
+    PLAYER_NOT_FOUND = "player_not_found"
+    NOT_FOUND = "not_found"
+    METHOD_NOT_ALLOWED = "method_not_allowed"
+    TOO_LARGE = "too_large"
+    INVALID_REQUEST = "invalid_request"
+    RATE_LIMITED = "rate_limited"
+    # the rules
+    NOT_YOUR_TURN = "not_your_turn"
+    MUST_ROLL_FIRST = "must_roll_first"
+    NO_ROLLS_LEFT = "no_rolls_left"
+    BOX_FILLED = "box_filled"
+    UNKNOWN_BOX = "unknown_box"
+    JOKER_LOWER_BOX = "joker_lower_box"
+    JOKER_FORCES_UPPER = "joker_forces_upper"
+    UPPER_SECTION_FIRST = "upper_section_first"
+    # the room
+    GAME_NOT_STARTED = "game_not_started"
+    GAME_OVER = "game_over"
+    GAME_IN_PROGRESS = "game_in_progress"
+    ROOM_FULL = "room_full"
+    ROOM_CLOSED = "room_closed"
+    SPECTATORS_FULL = "spectators_full"
+    STALE_VERSION = "stale_version"
+    ID_REUSED = "id_reused"
+    # the server
+    STRATEGY_UNAVAILABLE = "strategy_unavailable"
+    HTTP_ERROR = "http_error"
+    INTERNAL_ERROR = "internal_error"
+
 
 STATUS = {
     "unauthorized": 401,
@@ -11,22 +57,27 @@ STATUS = {
     "room_not_found": 404,
     "game_not_found": 404,
     "player_not_found": 404,
+    "not_found": 404,
+    "method_not_allowed": 405,
     "too_large": 413,
     "invalid_request": 422,
     "rate_limited": 429,
+    "internal_error": 500,
     "strategy_unavailable": 503,
 }
 """Every other code (the rules' refusals, ``room_full``, ``stale_version``...) is a 409."""
 
 
 class DomainError(Exception):
-    """A refusal with a machine-readable ``code`` and a human ``detail``."""
+    """A refusal with a machine-readable ``code`` and a human ``detail``.
+    ``retry_after`` (seconds) goes out as the ``Retry-After`` header of a 429."""
 
-    def __init__(self, code: str, detail: str, status: int | None = None) -> None:
+    def __init__(self, code: str, detail: str, status: int | None = None, retry_after: int | None = None) -> None:
         super().__init__(detail)
-        self.code = code
+        self.code = ErrorCode(code).value
         self.detail = detail
         self.status = status if status is not None else STATUS.get(code, 409)
+        self.retry_after = retry_after
 
     def __repr__(self) -> str:
         return f"DomainError({self.code!r}, {self.detail!r}, {self.status})"
