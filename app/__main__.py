@@ -39,7 +39,12 @@ def main(argv: list[str] | None = None) -> None:
             log_level=settings.log_level,
             # per-message deflate costs ~50 KiB per socket and CPU on every push
             ws_per_message_deflate=False,
-            proxy_headers=True,
+            # Frames over the message limit are refused by the protocol layer
+            # from their header (close 1009), before their payload is read.
+            ws_max_size=settings.max_body_bytes,
+            # The app believes X-Forwarded-For only from DICECUP_TRUSTED_PROXIES
+            # (app.api.proxies); uvicorn's own handling would trust 127.0.0.1.
+            proxy_headers=False,
         )
 
 
