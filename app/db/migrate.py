@@ -10,11 +10,27 @@ from alembic.config import Config
 from app.config import sqlite_path
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
+# A non-editable install (wheel, Docker image) carries them here (setup.py's build step).
+PACKAGED = Path(__file__).resolve().parent / "_migrations"
+
+
+def migrations_location() -> tuple[Path, Path]:
+    """``alembic.ini`` and the migrations' directory: the installed package's
+    copy, else the source tree's (a checkout or an editable install)."""
+    if (PACKAGED / "alembic.ini").is_file() and (PACKAGED / "env.py").is_file():
+        return PACKAGED / "alembic.ini", PACKAGED
+    if (PROJECT_ROOT / "alembic.ini").is_file() and (PROJECT_ROOT / "migrations" / "env.py").is_file():
+        return PROJECT_ROOT / "alembic.ini", PROJECT_ROOT / "migrations"
+    raise RuntimeError(
+        f"the Alembic migrations are missing: neither {PACKAGED} nor {PROJECT_ROOT / 'migrations'} holds them "
+        "(install the package with `pip install .`, which packs them, or run from the source tree)"
+    )
 
 
 def alembic_config(database_url: str) -> Config:
-    config = Config(str(PROJECT_ROOT / "alembic.ini"))
-    config.set_main_option("script_location", str(PROJECT_ROOT / "migrations"))
+    ini, scripts = migrations_location()
+    config = Config(str(ini))
+    config.set_main_option("script_location", str(scripts))
     config.attributes["database_url"] = database_url
     config.attributes["configure_logger"] = False
     return config
