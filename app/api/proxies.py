@@ -1,0 +1,44 @@
+"""Whose address a request comes from, when a reverse proxy is in front.
+
+Every per-address limit keys on the client's address. Behind a proxy every
+connection comes from the proxy, so the proxy's ``X-Forwarded-For`` (and
+``-Proto``) are believed, but only from the peers listed in
+``DICECUP_TRUSTED_PROXIES`` (addresses or networks); from any other peer the
+headers are ignored, so a client cannot pick its own address. uvicorn's own
+handling (which trusts 127.0.0.1 by default) is switched off by ``python -m
+app serve``; this middleware applies however the app is served.
+"""
+
+from __future__ import annotations
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
+
+
+class TrustedProxies:
+    """Outermost middleware: rewrites the scope's ``client`` (and scheme) from
+    the forwarded headers of a trusted proxy. The list is read from the app's
+    settings on the first request (settings are made at startup)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self._inner: ASGIApp | None = None
+
+    def _build(self, scope: Scope) -> ASGIApp:
+        trusted = scope["app"].state.settings.trusted_proxy_list
+        inner: ASGIApp = ProxyHeadersMiddleware(self.app, trusted_hosts=trusted) if trusted else self.app  # type: ignore[arg-type]
+        return inner
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self.app(scope, receive, send)
+            return
+        if self._inner is None:
+            self._inner = self._build(scope)
+        await self._inner(scope, receive, send)
+
+
+def client_address(scope: Scope) -> str:
+    """The client's address as the limits see it (after :class:`TrustedProxies`)."""
+    client = scope.get("client")
+    return str(client[0]) if client else "unknown"
