@@ -148,7 +148,7 @@ class RoomOut(BaseModel):
     ruleset: str
     options: dict[str, Any]
     max_players: int
-    status: Literal["lobby", "playing", "finished"]
+    status: Literal["lobby", "playing", "finished", "closed"]
     host_id: str | None
     players: list[PlayerOut]
     version: int

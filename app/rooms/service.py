@@ -192,6 +192,7 @@ class RoomService:
         changes = _Changes()
         async with self.db.write() as session:
             room = await self._room(session, code, lock=True)
+            _check_open(room)
             seated = await self._players(session, room)
             target = next((p for p in seated if p.id == player_id), None)
             if target is None:
@@ -208,7 +209,14 @@ class RoomService:
                 player.seat = seat
             if room.host_id == target.id:
                 room.host_id = next((p.id for p in remaining if p.bot is None), None)
-            self._append(session, room, changes, [("player_left", target.id, {"player": left_view})])
+            events: list[tuple[str, str | None, JSON]] = [("player_left", target.id, {"player": left_view})]
+            if room.host_id is None:
+                # The last person left: nobody could start a game or seat
+                # anyone again, so the room closes (bots stay seated, idle).
+                room.status = "closed"
+                room.next_deadline = None
+                events.append(("room_closed", None, {"reason": "no_players"}))
+            self._append(session, room, changes, events)
             view = await self._view(session, room)
         await self._publish(view, changes)
 
@@ -217,6 +225,7 @@ class RoomService:
         changes = _Changes()
         async with self.db.write() as session:
             room = await self._room(session, code, lock=True)
+            _check_open(room)
             if actor.player_id != room.host_id:
                 raise DomainError("not_host", "only the host can start a game")
             if room.status == "playing":
@@ -252,6 +261,7 @@ class RoomService:
         changes = _Changes()
         async with self.db.write() as session:
             room = await self._room(session, code, lock=True)
+            _check_open(room)
             if actor.player_id != room.host_id:
                 raise DomainError("not_host", "only the host can add a bot")
             seated = await self._free_seats(session, room, "bots")
@@ -341,6 +351,7 @@ class RoomService:
 
     async def _free_seats(self, session: AsyncSession, room: Room, who: str) -> list[Player]:
         """The seated players, if a new seat can be taken now (between games, room not full)."""
+        _check_open(room)
         if room.status == "playing":
             raise DomainError("game_in_progress", f"{who} can join only between games")
         seated = await self._players(session, room)
@@ -461,6 +472,11 @@ def seat_of(room_id: int, room_code: str, player: TokenHolder | None) -> Seat:
     if player.room_id != room_id:
         raise DomainError("forbidden", "this token belongs to another room")
     return Seat(player.id, room_code)
+
+
+def _check_open(room: Room) -> None:
+    if room.status == "closed":
+        raise DomainError("room_closed", f"room {room.code} has closed: its last player left")
 
 
 def _room(session: Session, code: str, lock: bool = False) -> Room:
