@@ -2,26 +2,40 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
 from pydantic import TypeAdapter
 
-from app.rooms import ActionRequest
+from app.rooms import ActionRequest, DomainError
 from app.rooms.hints import hint
 from app.rules import RULESETS
 
 from . import schemas
 from .body import capped_body, parse, request_body
 from .deps import ServiceDep, SettingsDep, TokenDep
+from .proxies import client_address
 from .ratelimit import RateLimits
 from .responses import ORJSONResponse
 
 
-async def per_address_budget(request: Request) -> None:
-    """Every REST request counts against its client address's budget (429 past it)."""
+async def per_address_budget(request: Request) -> AsyncIterator[None]:
+    """Every REST request counts against its client address's budget (429
+    past it). A request naming a room is refused (429) while the address has
+    used up its budget of failed room lookups, and one that finds no room
+    counts against that budget: room codes cannot be probed."""
     limits: RateLimits = request.app.state.limits
-    await limits.check_request(request.client.host if request.client else "unknown")
+    address = client_address(request.scope)
+    await limits.check_request(address)
+    if "code" in request.path_params:
+        await limits.check_lookups(address)
+    try:
+        yield
+    except DomainError as refused:
+        if refused.code == "room_not_found":
+            await limits.lookup_failed(address)
+        raise
 
 
 router = APIRouter(prefix="/api", default_response_class=ORJSONResponse, dependencies=[Depends(per_address_budget)])
@@ -60,6 +74,8 @@ async def create_room(request: Request, service: ServiceDep, settings: SettingsD
     if oversize is not None:
         raise oversize
     data = parse(CREATE, body)
+    limits: RateLimits = request.app.state.limits
+    await limits.check_room_creation(client_address(request.scope))
     room, player, token = await service.create_room(data.ruleset, data.name, data.options, data.max_players)
     return ORJSONResponse({"room": room, "player": player, "token": token}, status_code=201)
 

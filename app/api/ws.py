@@ -14,21 +14,20 @@ from pydantic import ValidationError
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.config import Settings
-from app.realtime import Connection, Hub
-from app.rooms import DomainError, RoomService, Seat
+from app.realtime import CloseCode, Connection, Hub
+from app.rooms import DomainError, ErrorCode, RoomService, Seat
 from app.rooms.secrets import normalize_code
 
+from .proxies import client_address
 from .ratelimit import RateLimits
 from .routes import ACTION, action_request
 
 log = logging.getLogger("dicecup.ws")
 
-CLOSE_UNKNOWN_ROOM = 4404
-CLOSE_BAD_TOKEN = 4401
-CLOSE_BAD_HELLO = 4400
-CLOSE_POLICY = 1008
-CLOSE_TOO_BIG = 1009
 REPLAY_PAGE = 500
+"""Events read from the log at a time when a client resumes far behind."""
+FLUSH_BEFORE_CLOSE = 2.0
+"""Seconds a socket closed for flooding has to take the replies already queued for it."""
 
 
 class _Closed(Exception):
@@ -40,7 +39,7 @@ def _dump(payload: dict[str, Any]) -> str:
 
 
 def _error(code: str, detail: str, action_id: str | None = None) -> str:
-    return _dump({"type": "error", "id": action_id, "code": code, "detail": detail})
+    return _dump({"type": "error", "id": action_id, "code": ErrorCode(code).value, "detail": detail})
 
 
 class Session:
@@ -67,8 +66,12 @@ class Session:
             except UnicodeDecodeError:
                 text = ""
         text = text or ""
-        if len(text) > self.settings.max_body_bytes:
-            await self.socket.close(CLOSE_TOO_BIG, "message over 16 KiB")
+        limit = self.settings.max_body_bytes
+        # The limit counts bytes (a character takes up to 4 in UTF-8); the
+        # server's protocol layer (ws_max_size) refuses longer frames before
+        # reading them, this catches a server started without it.
+        if len(text) * 4 > limit and len(text.encode()) > limit:
+            await self.socket.close(CloseCode.TOO_BIG, f"message over {limit} bytes")
             raise _Closed
         try:
             message = orjson.loads(text)
@@ -78,39 +81,67 @@ class Session:
             return None
         return message
 
+    async def refuse(self, close: CloseCode, code: str, detail: str) -> None:
+        """Say why in an ``error`` message, then close with ``close``."""
+        with contextlib.suppress(Exception):
+            await self.socket.send_text(_error(code, detail))
+            await self.socket.close(close, detail[:120])
+
     async def run(self) -> None:
         await self.socket.accept()
+        address = client_address(self.socket.scope)
+        if not self.limits.open_socket(address):
+            await self.refuse(CloseCode.RATE_LIMITED, "rate_limited", "too many open sockets from this address")
+            return
+        try:
+            await self.open(address)
+        finally:
+            self.limits.close_socket(address)
+
+    async def open(self, address: str) -> None:
+        try:
+            await self.limits.check_lookups(address)
+        except DomainError as refused:
+            await self.refuse(CloseCode.RATE_LIMITED, refused.code, refused.detail)
+            return
         try:
             if self.hub.current_view(self.code) is None:
                 await self.service.get_room(self.code)
         except DomainError:
-            await self.socket.close(CLOSE_UNKNOWN_ROOM, "unknown room")
+            await self.limits.lookup_failed(address)
+            await self.socket.close(CloseCode.UNKNOWN_ROOM, "unknown room")
             return
         try:
             hello = await asyncio.wait_for(self.receive(), self.settings.hello_timeout)
         except TimeoutError:
-            await self.socket.close(CLOSE_BAD_HELLO, "no hello")
+            await self.socket.close(CloseCode.BAD_HELLO, "no hello")
             return
         if hello is None or hello["type"] != "hello":
-            await self.socket.send_text(_error("invalid_request", "the first message must be a hello"))
-            await self.socket.close(CLOSE_BAD_HELLO, "no hello")
+            await self.refuse(CloseCode.BAD_HELLO, "invalid_request", "the first message must be a hello")
             return
         after = hello.get("after")
         token = hello.get("token")
         if (after is not None and (type(after) is not int or after < 0)) or not isinstance(token, str | None):
-            await self.socket.send_text(
-                _error("invalid_request", "hello takes a token (string or null) and after (int)")
+            await self.refuse(
+                CloseCode.BAD_HELLO, "invalid_request", "hello takes a token (string or null) and after (int)"
             )
-            await self.socket.close(CLOSE_BAD_HELLO, "bad hello")
             return
         seat: Seat | None = None
         if token is not None:
             try:
                 seat = await self.service.authenticate(self.code, token)
             except DomainError as refused:
-                await self.socket.send_text(_error(refused.code, refused.detail))
-                await self.socket.close(CLOSE_BAD_TOKEN, "bad token")
+                await self.refuse(CloseCode.BAD_TOKEN, refused.code, refused.detail)
                 return
+        elif self.hub.spectators(self.code) >= self.settings.spectators_per_room:
+            # Checked and joined with no wait between (Hub.join adds the socket
+            # before it awaits anything), so racing spectators cannot overshoot.
+            await self.refuse(
+                CloseCode.SPECTATORS_FULL,
+                "spectators_full",
+                f"this room has {self.settings.spectators_per_room} spectators already",
+            )
+            return
         await self.serve(seat, after)
 
     async def serve(self, seat: Seat | None, after: int | None) -> None:
@@ -130,13 +161,23 @@ class Session:
             conn.send_now(_dump({"type": "welcome", "you": you, "room": room}))
             version = room["version"]
             if after is not None and after < version:
-                await self.replay(conn, after, room)
+                await self.replay(conn, after, version, room)
+            while conn.early_overflowed:
+                # Live events came faster than the replay went out and were
+                # dropped: read them from the log too, up to the room as it is now.
+                conn.forget_early()
+                latest = await self.service.get_room(room_code)
+                await self.replay(conn, version, latest["version"], latest)
+                version = latest["version"]
             await self.hub.ready(conn, version)
             ready = True
             while True:
                 message = await self.receive()
                 if not await self.limits.allow_message(conn.id):
-                    await self.socket.close(CLOSE_POLICY, "too many messages")
+                    # Close after the replies already queued for this socket (bounded).
+                    conn.close(CloseCode.POLICY, "too many messages")
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(conn.closed.wait(), FLUSH_BEFORE_CLOSE)
                     raise _Closed
                 if message is None:
                     conn.send(_error("invalid_request", "messages are JSON objects with a type"))
@@ -150,15 +191,23 @@ class Session:
             await self.hub.leave(conn, was_ready=ready)
             await conn.stop()
 
-    async def replay(self, conn: Connection, after: int, room: dict[str, Any]) -> None:
-        """Every event after ``after`` up to the welcome's version; the last carries the room."""
-        version = room["version"]
-        while after < version:
+    async def replay(self, conn: Connection, after: int, upto: int, room: dict[str, Any]) -> None:
+        """Every event after ``after`` up to version ``upto``; the last carries
+        ``room`` (the room at ``upto``). Read a page at a time and sent no
+        faster than the client takes them, so a client thousands of events
+        behind catches up in one connection while the server holds at most a
+        page and a queue of them."""
+        low = conn.limit // 2
+        while after < upto:
             page = await self.service.events_after(room["code"], after, REPLAY_PAGE)
             for event in page["events"]:
-                if event["version"] > version:
+                if event["version"] > upto:
                     return
-                view = room if event["version"] == version else None
+                if conn.queued >= conn.limit - 1:
+                    await conn.wait_for_space(low)
+                if conn.close_code is not None or conn.closed.is_set():
+                    raise _Closed
+                view = room if event["version"] == upto else None
                 conn.send_now(_dump({"type": "event", "event": event, "room": view}))
                 after = event["version"]
             if not page["more"]:
@@ -169,7 +218,7 @@ class Session:
         if kind == "ping":
             conn.send('{"type":"pong"}')
         elif kind == "hello":
-            await self.socket.close(CLOSE_BAD_HELLO, "second hello")
+            conn.close(CloseCode.BAD_HELLO, "second hello")
             raise _Closed
         elif kind == "action":
             raw = message.get("action")

@@ -10,9 +10,11 @@ import logging
 from collections import deque
 from typing import Any, Protocol
 
+from .closecodes import CloseCode
+
 log = logging.getLogger("dicecup.realtime")
 
-CLOSE_TOO_SLOW = 1013  # "try again later": the client fell too far behind and may resume with `after`
+CLOSE_TOO_SLOW = CloseCode.TRY_AGAIN_LATER  # the client fell too far behind and may resume with `after`
 _ids = itertools.count(1)
 
 
@@ -37,12 +39,17 @@ class Connection:
         self.last_version = 0
         self._ready = False
         self._early: list[tuple[int, str]] = []
+        self.early_overflowed = False
+        """More live events came before :meth:`ready` than the queue holds:
+        they were dropped, and the socket's owner reads them from the log."""
         self._held: list[str] = []
         # A plain deque: only ever appended to and drained without waiting, and
         # much smaller than an asyncio.Queue (10,000 idle sockets add up).
         self._queue: deque[str | None] = deque()
         self._limit = queue_size
         self._writer: asyncio.Task[None] | None = None
+        self._space: asyncio.Event | None = None
+        self._space_mark = 0
         self.closed = asyncio.Event()
         self.close_code: int | None = None
 
@@ -76,12 +83,43 @@ class Connection:
     def push_event(self, version: int, data: str) -> None:
         """Queue an event message, unless this client already has that version."""
         if not self._ready:
-            self._early.append((version, data))
+            if len(self._early) >= self._limit:
+                self.early_overflowed = True
+            else:
+                self._early.append((version, data))
             return
         if version <= self.last_version:
             return
         self.last_version = version
         self.send_now(data)
+
+    def forget_early(self) -> None:
+        """Drop the live events held before :meth:`ready` (the owner reads
+        them from the log instead)."""
+        self._early = []
+        self.early_overflowed = False
+
+    async def wait_for_space(self, mark: int) -> None:
+        """Wait until at most ``mark`` messages are queued (or the socket is
+        closed): the back-pressure of a long replay, which sends no faster
+        than the client reads and so never holds more than the queue."""
+        while len(self._queue) > mark and not self.closed.is_set() and self.close_code is None:
+            self._space_mark = mark
+            self._space = asyncio.Event()
+            await self._space.wait()
+
+    def _made_space(self) -> None:
+        if self._space is not None and (len(self._queue) <= self._space_mark or self.closed.is_set()):
+            self._space.set()
+            self._space = None
+
+    @property
+    def queued(self) -> int:
+        return len(self._queue)
+
+    @property
+    def limit(self) -> int:
+        return self._limit
 
     def ready(self, version: int) -> None:
         """The client has everything up to ``version``; flush what came meanwhile."""
@@ -112,6 +150,7 @@ class Connection:
         with contextlib.suppress(Exception):
             await self.socket.close(self.close_code or 1000, getattr(self, "_reason", ""))
         self.closed.set()
+        self._made_space()
 
     async def _write(self) -> None:
         try:
@@ -119,6 +158,8 @@ class Connection:
                 if not self._queue:
                     return  # nothing left to send: the task ends until the next message
                 data = self._queue.popleft()
+                if self._space is not None:
+                    self._made_space()
                 if data is None:
                     break
                 await self.socket.send_text(data)
@@ -127,12 +168,14 @@ class Connection:
         except Exception as error:  # the peer went away: nothing more to send
             log.debug("socket %s: send failed: %r", self.id, error)
             self.closed.set()
+            self._made_space()
             return
         await self._close_socket()
 
     async def stop(self) -> None:
         """Stop the writer (the socket is gone)."""
         self.closed.set()
+        self._made_space()
         if self._writer is not None:
             self._writer.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):

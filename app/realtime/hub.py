@@ -22,11 +22,12 @@ from typing import Any, Protocol
 import orjson
 
 from .bus import Bus, Message
+from .closecodes import CloseCode
 from .connection import Connection
 
 log = logging.getLogger("dicecup.realtime")
 JSON = dict[str, Any]
-CLOSE_GOING_AWAY = 1012
+CLOSE_GOING_AWAY = CloseCode.GOING_AWAY
 
 
 class EventLog(Protocol):
@@ -135,6 +136,11 @@ class Hub:
                 del self._seats[key]
                 await self.bus.announce_presence(conn.code, conn.player_id, False)
 
+    def spectators(self, code: str) -> int:
+        """Sockets without a seat watching ``code`` on this instance."""
+        room = self._rooms.get(code)
+        return 0 if room is None else sum(1 for conn in room.conns if conn.player_id is None)
+
     def current_view(self, code: str) -> JSON | None:
         """The room as of the last event delivered here, if this hub has it (a
         welcome then needs no database read); presence flags as they are now."""
@@ -213,6 +219,13 @@ class Hub:
         for conn in list(room.conns):
             conn.push_event(version, data)
         room.delivered = version
+        if event["type"] == "player_left":
+            # The seat is gone: its sockets lose their identity right after
+            # the event that says so (on every instance: each hub sees it).
+            gone = event["data"]["player"]["id"]
+            for conn in list(room.conns):
+                if conn.player_id == gone:
+                    conn.close(CloseCode.SEAT_GONE, "this seat left the room")
 
     async def _fill_later(self, code: str) -> None:
         await asyncio.sleep(self.gap_wait)
