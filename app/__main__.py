@@ -1,5 +1,6 @@
 """``python -m app serve``: apply migrations, then serve with uvicorn.
-``python -m app migrate``: only apply migrations (a prestart step for replicas)."""
+``python -m app migrate``: only apply migrations (a prestart step for replicas).
+``python -m app backup|restore|config-doc``: see :mod:`app.ops`."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import uvicorn
 
 from app.config import Settings
 from app.db.migrate import upgrade
+from app.ops import add_commands as add_ops_commands
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -20,7 +22,10 @@ def main(argv: list[str] | None = None) -> None:
     serve.add_argument("--port", type=int, help="default: DICECUP_PORT or 8000")
     serve.add_argument("--workers", type=int, default=1)
     sub.add_parser("migrate", help="apply migrations and exit")
+    add_ops_commands(sub)  # backup, restore, config-doc
     args = parser.parse_args(argv)
+    if hasattr(args, "handler"):  # a command of app.ops: no migration, no server
+        raise SystemExit(args.handler(args))
 
     settings = Settings()
     if args.command == "serve" and args.workers > 1 and not settings.redis_url:
