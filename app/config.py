@@ -37,9 +37,11 @@ class Settings(BaseSettings):
         DEFAULT_SQLITE, description="SQLAlchemy URL; SQLite by default, postgresql:// for deployments"
     )
     redis_url: str | None = Field(None, description="Redis for fan-out across instances; unset = single instance")
-    host: str = "127.0.0.1"
-    port: int = 8000
-    log_level: Literal["critical", "error", "warning", "info", "debug"] = "info"
+    host: str = Field("127.0.0.1", description="address `python -m app serve` listens on (`0.0.0.0` in the image)")
+    port: int = Field(8000, description="port `python -m app serve` listens on")
+    log_level: Literal["critical", "error", "warning", "info", "debug"] = Field(
+        "info", description="the least severe log records written"
+    )
     migrate_on_start: bool = Field(True, description="apply Alembic migrations before serving")
     max_body_bytes: int = Field(16 * 1024, description="larger request bodies and WebSocket messages are refused")
     rate_limits: bool = Field(True, description="false turns every rate limit off (benchmarks)")
@@ -61,7 +63,7 @@ class Settings(BaseSettings):
     cors_origins: str = Field(
         "", description="comma-separated origins allowed to call the API from a browser (CORS); empty = none"
     )
-    sqlite_busy_timeout_ms: int = 10_000
+    sqlite_busy_timeout_ms: int = Field(10_000, description="SQLite: how long a write waits for the lock (ms)")
     strategy_dir: Path = Field(Path("data/strategy"), description="where strategy tables are cached")
     strategy_solve: bool = Field(True, description="compute missing strategy tables in the background")
     bot_delay: float = Field(0.8, description="seconds between a bot's actions, so people can follow")

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import argparse
 
-from . import backup
+from . import backup, configdoc
 
 
 def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the operations' subcommands to ``python -m app``; each sets ``handler``."""
     backup.add_commands(sub)
+    configdoc.add_commands(sub)
