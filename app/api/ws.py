@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 import re
-from typing import Any
+from typing import Any, NoReturn
 
 import orjson
 from fastapi import WebSocket, WebSocketDisconnect
@@ -40,6 +40,15 @@ def _dump(payload: dict[str, Any]) -> str:
 
 def _error(code: str, detail: str, action_id: str | None = None) -> str:
     return _dump({"type": "error", "id": action_id, "code": ErrorCode(code).value, "detail": detail})
+
+
+async def _close_after_queued(conn: Connection, code: CloseCode, reason: str) -> NoReturn:
+    """Close ``conn`` after the replies already queued for it (waiting at most
+    :data:`FLUSH_BEFORE_CLOSE` seconds), then end the session."""
+    conn.close(code, reason)
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(conn.closed.wait(), FLUSH_BEFORE_CLOSE)
+    raise _Closed
 
 
 class Session:
@@ -174,11 +183,7 @@ class Session:
             while True:
                 message = await self.receive()
                 if not await self.limits.allow_message(conn.id):
-                    # Close after the replies already queued for this socket (bounded).
-                    conn.close(CloseCode.POLICY, "too many messages")
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(conn.closed.wait(), FLUSH_BEFORE_CLOSE)
-                    raise _Closed
+                    await _close_after_queued(conn, CloseCode.POLICY, "too many messages")
                 if message is None:
                     conn.send(_error("invalid_request", "messages are JSON objects with a type"))
                     continue
@@ -218,8 +223,7 @@ class Session:
         if kind == "ping":
             conn.send('{"type":"pong"}')
         elif kind == "hello":
-            conn.close(CloseCode.BAD_HELLO, "second hello")
-            raise _Closed
+            await _close_after_queued(conn, CloseCode.BAD_HELLO, "second hello")
         elif kind == "action":
             raw = message.get("action")
             action_id = raw.get("id") if isinstance(raw, dict) and isinstance(raw.get("id"), str) else None
