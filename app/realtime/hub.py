@@ -289,3 +289,7 @@ class Hub:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task
+
+    def socket_count(self) -> int:
+        """Sockets this hub serves now, in every room (the metrics' gauge)."""
+        return sum(len(room.conns) for room in self._rooms.values())
