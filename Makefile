@@ -4,16 +4,36 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# Locked dependencies, with hashes (`make lock` regenerates them from
+# pyproject.toml): prod.txt for the image, dev.txt (prod + tools) here.
+LOCK_PROD := requirements/prod.txt
+LOCK_DEV := requirements/dev.txt
+UV_COMPILE = $(BIN)/uv pip compile pyproject.toml --universal --generate-hashes --python-version 3.11 \
+	--custom-compile-command "make lock" --quiet $(LOCK_ARGS)
 
-.PHONY: run test lint install clean
+.PHONY: run test lint install lock config-doc clean
 
-$(STAMP): pyproject.toml
+$(STAMP): $(LOCK_DEV) pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet --require-hashes -r $(LOCK_DEV)
+	$(BIN)/pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# Regenerate the lock files after a change to pyproject.toml's dependencies
+# (LOCK_ARGS=--upgrade moves every pin to the newest release allowed).
+lock: $(STAMP)
+	$(BIN)/pip install --quiet 'uv>=0.5'
+	$(UV_COMPILE) -o $(LOCK_PROD)
+	$(UV_COMPILE) --extra dev -o $(LOCK_DEV)
+	$(BIN)/pip install --quiet --require-hashes -r $(LOCK_DEV)
+	touch $(STAMP)
+
+# docs/configuration.md from app/config.py's Settings
+config-doc: $(STAMP)
+	$(BIN)/python -m app config-doc --output docs/configuration.md
 
 run: $(STAMP)
 	$(BIN)/python -m app serve
