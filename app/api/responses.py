@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -20,8 +21,10 @@ class ORJSONResponse(JSONResponse):
         return orjson.dumps(content)
 
 
-def error_response(status: int, code: str, detail: str, **extra: Any) -> ORJSONResponse:
-    return ORJSONResponse({"detail": detail, "code": code, **extra}, status_code=status)
+def error_response(
+    status: int, code: str, detail: str, headers: Mapping[str, str] | None = None, **extra: Any
+) -> ORJSONResponse:
+    return ORJSONResponse({"detail": detail, "code": code, **extra}, status_code=status, headers=headers)
 
 
 _HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 413: "too_large"}
@@ -41,7 +44,10 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _domain(request: Request, exc: DomainError) -> Response:
         errors = getattr(exc, "errors", None)
         extra = {} if errors is None else {"errors": errors}
-        return error_response(exc.status, exc.code, exc.detail, **extra)
+        headers = None
+        if exc.status == 429:  # every 429 says when to come back (1 s unless the limit knows better)
+            headers = {"Retry-After": str(exc.retry_after or 1)}
+        return error_response(exc.status, exc.code, exc.detail, headers, **extra)
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> Response:
@@ -51,8 +57,9 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(HTTPException)
     async def _http(request: Request, exc: HTTPException) -> Response:
+        # Keep the exception's headers: a 405 names the path's methods in Allow.
         code = _HTTP_CODES.get(exc.status_code, "http_error")
-        return error_response(exc.status_code, code, str(exc.detail))
+        return error_response(exc.status_code, code, str(exc.detail), exc.headers)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> Response:

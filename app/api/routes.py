@@ -10,6 +10,8 @@ from pydantic import TypeAdapter
 
 from app.rooms import ActionRequest, DomainError
 from app.rooms.hints import hint
+from app.rooms.secrets import possible_player_id
+from app.rooms.service import room_code as service_room_code
 from app.rules import RULESETS
 
 from . import schemas
@@ -45,7 +47,13 @@ JOIN = TypeAdapter(schemas.JoinRoom)
 BOT = TypeAdapter(schemas.AddBot)
 ACTION: TypeAdapter[schemas.RollAction | schemas.KeepAction | schemas.ScoreAction] = TypeAdapter(schemas.ActionBody)
 
-Code = Annotated[str, Path(description="the room's code", examples=["K7QXRP"], max_length=16)]
+def room_code(code: Annotated[str, Path(description="the room's code", examples=["K7QXRP"], max_length=16)]) -> str:
+    """The room code normalized; ``room_not_found`` at once (no query) for one no room can have."""
+    return service_room_code(code)
+
+
+Code = Annotated[str, Depends(room_code)]
+PlayerId = Annotated[str, Path(description="the player's id", examples=["4WtU9Urla89O"], max_length=32)]
 
 
 def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
@@ -109,8 +117,10 @@ async def join_room(code: Code, request: Request, service: ServiceDep, settings:
     summary="Leave (own token) or remove a player (host), between games",
     responses=_errors(401, 403, 404, 409),
 )
-async def leave_room(code: Code, player_id: str, service: ServiceDep, token: TokenDep) -> Response:
+async def leave_room(code: Code, player_id: PlayerId, service: ServiceDep, token: TokenDep) -> Response:
     seat = await service.authenticate(code, token)
+    if not possible_player_id(player_id):
+        raise DomainError("player_not_found", f"room {seat.room_code} has no player {player_id!r}")
     await service.leave(code, seat, player_id)
     return Response(status_code=204)
 
@@ -160,7 +170,7 @@ async def get_hint(code: Code, service: ServiceDep, token: TokenDep) -> Response
     response_model=schemas.GameOut,
     responses=_errors(404),
 )
-async def get_game(code: Code, number: Annotated[int, Path(ge=1)], service: ServiceDep) -> Response:
+async def get_game(code: Code, number: Annotated[int, Path(ge=1, le=schemas.MAX_INT)], service: ServiceDep) -> Response:
     return ORJSONResponse(await service.get_game(code, number))
 
 
@@ -173,7 +183,7 @@ async def get_game(code: Code, number: Annotated[int, Path(ge=1)], service: Serv
 async def get_events(
     code: Code,
     service: ServiceDep,
-    after: Annotated[int, Query(ge=0)] = 0,
+    after: Annotated[int, Query(ge=0, le=schemas.MAX_INT)] = 0,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
 ) -> Response:
     return ORJSONResponse(await service.events_after(code, after, limit))

@@ -6,14 +6,49 @@ orjson; these models describe them for ``/openapi.json`` and ``/docs``.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
 from app.rules import MAX_PLAYERS
 
-Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=32), Field(examples=["Ana"])]
-ClientId = Annotated[str, Field(min_length=1, max_length=64, description="client id for idempotency")]
+MAX_INT = 2**31 - 1
+"""The largest integer any request may carry (PostgreSQL's ``integer``, the
+columns' type): a larger one is refused (422) before it reaches the database."""
+
+TEXT_PATTERN = r"^[^\x00-\x1F\x7F-\x9F]*$"
+"""Text in requests has no control characters (C0, DEL, C1; NUL included)."""
+_CONTROL = re.compile(r"[\x00-\x1F\x7F-\x9F]")
+
+
+def _text(value: str) -> str:
+    if _CONTROL.search(value):
+        raise ValueError("control characters are not allowed")
+    return value
+
+
+_NO_CONTROL = AfterValidator(_text)
+_PATTERN = Field(json_schema_extra={"pattern": TEXT_PATTERN})
+
+Name = Annotated[
+    str,
+    StringConstraints(strip_whitespace=True, min_length=1, max_length=32),
+    _NO_CONTROL,
+    _PATTERN,
+    Field(description="1-32 characters after trimming outer whitespace; no control characters", examples=["Ana"]),
+]
+ClientId = Annotated[
+    str,
+    StringConstraints(min_length=1, max_length=64),
+    _NO_CONTROL,
+    _PATTERN,
+    Field(description="client id for idempotency"),
+]
+Box = Annotated[
+    str, StringConstraints(min_length=1, max_length=32), _NO_CONTROL, _PATTERN, Field(examples=["full_house"])
+]
+Position = Annotated[int, Field(ge=0, le=4)]
 
 
 class _Body(BaseModel):
@@ -46,37 +81,39 @@ class AddBot(_Body):
 
 
 def _positions(value: list[int] | None) -> list[int] | None:
-    if value is None:
-        return None
-    if any(not 0 <= p <= 4 for p in value):
-        raise ValueError("dice positions are 0 to 4")
-    if len(set(value)) != len(value):
+    if value is not None and len(set(value)) != len(value):
         raise ValueError("a dice position is listed twice")
     return value
 
 
+# Dice positions: 0-4, each at most once (the schema's uniqueItems; checked by _positions).
+_POSITIONS: dict[str, Any] = {"max_length": 5, "json_schema_extra": {"uniqueItems": True}}
+
+
 class _Action(_Body):
-    expected_version: int | None = Field(None, ge=0, description="refused with stale_version if the room moved on")
+    expected_version: int | None = Field(
+        None, ge=0, le=MAX_INT, description="refused with stale_version if the room moved on"
+    )
     id: ClientId | None = None
 
 
 class RollAction(_Action):
     type: Literal["roll"]
-    keep: list[int] | None = Field(None, description="shorthand: set the kept positions, then roll")
+    keep: list[Position] | None = Field(None, description="shorthand: set the kept positions, then roll", **_POSITIONS)
 
     _check = field_validator("keep")(_positions)
 
 
 class KeepAction(_Action):
     type: Literal["keep"]
-    dice: list[int] = Field(description="positions 0-4 to keep; replaces the kept set")
+    dice: list[Position] = Field(description="positions 0-4 to keep; replaces the kept set", **_POSITIONS)
 
     _check = field_validator("dice")(_positions)
 
 
 class ScoreAction(_Action):
     type: Literal["score"]
-    box: str = Field(min_length=1, max_length=32, examples=["full_house"])
+    box: Box
 
 
 ActionBody = Annotated[RollAction | KeepAction | ScoreAction, Field(discriminator="type")]

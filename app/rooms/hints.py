@@ -10,7 +10,7 @@ from app.strategy import Variant
 
 from . import secrets
 from .errors import DomainError
-from .service import RoomService, seat_of
+from .service import RoomService, room_code, seat_of
 from .views import JSON
 
 
@@ -27,7 +27,7 @@ async def hint(service: RoomService, code: str, token: str | None) -> JSON:
                 select(Room, Game, Player)
                 .outerjoin(Game, (Game.room_id == Room.id) & (Game.number == Room.game_number))
                 .outerjoin(Player, Player.token_hash == digest)
-                .where(Room.code == secrets.normalize_code(code))
+                .where(Room.code == room_code(code))
             )
         ).first()
     if found is None:

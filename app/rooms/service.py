@@ -101,7 +101,7 @@ class RoomService:
         ``room_not_found``, then ``body_error`` if given (a body too large),
         then ``unauthorized`` (no or unknown token), then ``forbidden`` (a
         token of another room)."""
-        params = {"code": secrets.normalize_code(code), "digest": secrets.token_hash(token) if token else ""}
+        params = {"code": room_code(code), "digest": secrets.token_hash(token) if token else ""}
         async with self.db.read() as session:
             row = (await session.execute(_TOKEN_SEAT, params)).first()
         if row is None:
@@ -133,7 +133,7 @@ class RoomService:
         """The room's events after version ``after`` (at most ``limit``), in
         one prebuilt query: every resuming socket asks for this."""
         async with self.db.read() as session:
-            params = {"code": secrets.normalize_code(code), "after": after, "limit": limit + 1}
+            params = {"code": room_code(code), "after": after, "limit": limit + 1}
             rows = (await session.execute(_EVENTS_AFTER, params)).all()
         if not rows:
             raise DomainError("room_not_found", f"no room {code!r}")
@@ -285,7 +285,7 @@ class RoomService:
         published."""
         try:
             write = await self.db.act(
-                secrets.normalize_code(code),
+                room_code(code),
                 actor.player_id,
                 request.id,
                 lambda loaded: decide(loaded, actor, request, self._deadline),
@@ -474,13 +474,23 @@ def seat_of(room_id: int, room_code: str, player: TokenHolder | None) -> Seat:
     return Seat(player.id, room_code)
 
 
+def room_code(code: str) -> str:
+    """The room code normalized; ``room_not_found`` without a query for one no
+    room can have (a NUL or any other character outside the codes' alphabet
+    never reaches the database)."""
+    normalized = secrets.lookup_code(code)
+    if normalized is None:
+        raise DomainError("room_not_found", f"no room {code!r}")
+    return normalized
+
+
 def _check_open(room: Room) -> None:
     if room.status == "closed":
         raise DomainError("room_closed", f"room {room.code} has closed: its last player left")
 
 
 def _room(session: Session, code: str, lock: bool = False) -> Room:
-    stmt = select(Room).where(Room.code == secrets.normalize_code(code))
+    stmt = select(Room).where(Room.code == room_code(code))
     if lock:
         stmt = stmt.with_for_update()
     room = session.execute(stmt).scalar_one_or_none()
