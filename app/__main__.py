@@ -5,12 +5,13 @@
 from __future__ import annotations
 
 import argparse
-import logging
 
 import uvicorn
 
 from app.config import Settings
 from app.db.migrate import upgrade
+from app.observability.logs import configure_logging
+from app.observability.multiproc import prepare_multiprocess_dir, remove_multiprocess_dir
 from app.ops import add_commands as add_ops_commands
 
 
@@ -32,10 +33,15 @@ def main(argv: list[str] | None = None) -> None:
         # Each worker process has its own hub: without Redis, an action taken on
         # one worker would never reach the sockets held by another.
         parser.error("--workers > 1 needs DICECUP_REDIS_URL (the fan-out between worker processes)")
-    logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # Text or JSON (DICECUP_LOG_FORMAT), here and, through log_config, in every worker.
+    log_config = configure_logging(settings.log_level, settings.log_format)
     if args.command == "migrate" or settings.migrate_on_start:
         upgrade(settings.database_url)
-    if args.command == "serve":
+    if args.command != "serve":
+        return
+    # Several workers record metrics into files of one directory (app.observability.metrics).
+    metrics_dir, made = prepare_multiprocess_dir() if args.workers > 1 else (None, False)
+    try:
         uvicorn.run(
             "app.main:app",
             host=args.host or settings.host,
@@ -50,7 +56,13 @@ def main(argv: list[str] | None = None) -> None:
             # The app believes X-Forwarded-For only from DICECUP_TRUSTED_PROXIES
             # (app.api.proxies); uvicorn's own handling would trust 127.0.0.1.
             proxy_headers=False,
+            log_config=log_config,
+            # One line per request comes from the app (app.observability.middleware).
+            access_log=False,
         )
+    finally:
+        if made and metrics_dir is not None:
+            remove_multiprocess_dir(metrics_dir)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_SQLITE = "sqlite+aiosqlite:///./data/dicecup.db"
@@ -42,6 +42,11 @@ class Settings(BaseSettings):
     log_level: Literal["critical", "error", "warning", "info", "debug"] = Field(
         "info", description="the least severe log records written"
     )
+    log_format: Literal["text", "json"] = Field(
+        "text",
+        description="`json`: one JSON object per line (time, level, logger, message, request_id, room, player_id, "
+        "connection_id, exception); secrets such as tokens are redacted in either format",
+    )
     migrate_on_start: bool = Field(True, description="apply Alembic migrations before serving")
     max_body_bytes: int = Field(16 * 1024, description="larger request bodies and WebSocket messages are refused")
     rate_limits: bool = Field(True, description="false turns every rate limit off (benchmarks)")
@@ -67,6 +72,9 @@ class Settings(BaseSettings):
     strategy_dir: Path = Field(Path("data/strategy"), description="where strategy tables are cached")
     strategy_solve: bool = Field(True, description="compute missing strategy tables in the background")
     bot_delay: float = Field(0.8, description="seconds between a bot's actions, so people can follow")
+    metrics_token: SecretStr | None = Field(
+        None, description="if set, `GET /metrics` needs `Authorization: Bearer <token>` (401 otherwise); unset = open"
+    )
 
     @field_validator("database_url")
     @classmethod
