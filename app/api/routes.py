@@ -237,7 +237,4 @@ async def rulesets() -> Response:
     return ORJSONResponse(out)
 
 
-@router.get("/health", summary="Liveness and database reachability")
-async def health(service: ServiceDep) -> Response:
-    await service.ping()
-    return ORJSONResponse({"status": "ok"})
+# GET /api/health and /api/ready are in app.observability.probes (no request budget).

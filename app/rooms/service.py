@@ -13,6 +13,7 @@ refused or rolled-back action is never seen by anyone but its sender.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -23,7 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
 
 from app.db import ActionResult, Database, Event, Game, Player, Room
-from app.db.actions import Contended, RoomRow
+from app.db.actions import Contended, Loaded, RoomRow
 from app.db.models import utcnow
 from app.rules import (
     MAX_PLAYERS,
@@ -77,6 +78,17 @@ class _Changes:
     events: list[Event] = field(default_factory=list)
 
 
+class ActionObserver(Protocol):
+    """Told what the service does (metrics, log context); the composition root sets one."""
+
+    def seat_known(self, room_code: str, player_id: str) -> None:
+        """A token was checked, or an action arrived, for this seat."""
+
+    def action_done(self, ruleset: str, kind: str, outcome: str, seconds: float | None) -> None:
+        """An action's ``outcome``: ``applied``, ``replayed`` or the refusal's
+        code; ``seconds`` from its arrival to commit and publication (applied only)."""
+
+
 class RoomService:
     def __init__(
         self,
@@ -93,6 +105,7 @@ class RoomService:
         self.bot_delay = bot_delay
         self.on_deadline: Callable[[datetime], None] | None = None
         """Called after a commit that gives a room a deadline (the local bot scheduler's wake-up)."""
+        self.observer: ActionObserver | None = None
 
     # -- reads --------------------------------------------------------------------------
 
@@ -110,7 +123,10 @@ class RoomService:
             raise body_error
         if not token:
             raise DomainError("unauthorized", "this needs a seat token (Authorization: Bearer ...)")
-        return seat_of(row.room_pk, row.room_code, None if row.id is None else row)
+        seat = seat_of(row.room_pk, row.room_code, None if row.id is None else row)
+        if self.observer is not None:
+            self.observer.seat_known(seat.room_code, seat.player_id)
+        return seat
 
     async def ping(self) -> None:
         async with self.db.read() as session:
@@ -276,6 +292,26 @@ class RoomService:
         return self._pv(player, room)
 
     async def act(self, code: str, actor: Seat, request: ActionRequest) -> Outcome:
+        """Validate and apply one action (see :meth:`_act`), told to the observer."""
+        observer = self.observer
+        if observer is None:
+            return await self._act(code, actor, request, None)
+        observer.seat_known(actor.room_code, actor.player_id)
+        started = time.perf_counter()
+        ruleset: list[str] = []  # the loaded room's, for a refusal's label
+        try:
+            outcome = await self._act(code, actor, request, ruleset)
+        except DomainError as refused:
+            observer.action_done(ruleset[0] if ruleset else "unknown", request.type, refused.code, None)
+            raise
+        except Exception:
+            observer.action_done(ruleset[0] if ruleset else "unknown", request.type, "internal_error", None)
+            raise
+        kind = "replayed" if outcome.replayed else "applied"
+        observer.action_done(outcome.room["ruleset"], request.type, kind, time.perf_counter() - started)
+        return outcome
+
+    async def _act(self, code: str, actor: Seat, request: ActionRequest, ruleset: list[str] | None) -> Outcome:
         """Validate and apply one action; see ``API.md`` for the order of refusals.
 
         The storage (:meth:`Database.act`, the hot path of
@@ -288,7 +324,7 @@ class RoomService:
                 room_code(code),
                 actor.player_id,
                 request.id,
-                lambda loaded: decide(loaded, actor, request, self._deadline),
+                lambda loaded: decide(_noted(loaded, ruleset), actor, request, self._deadline),
             )
         except Seen:
             return await self._replay(code, actor, request)
@@ -462,6 +498,13 @@ class TokenHolder(Protocol):
     def room_id(self) -> int: ...
     @property
     def left_at(self) -> datetime | None: ...
+
+
+def _noted(loaded: Loaded, ruleset: list[str] | None) -> Loaded:
+    """``loaded``, its room's rule set noted in ``ruleset`` (if given)."""
+    if ruleset is not None and loaded.room is not None and not ruleset:
+        ruleset.append(loaded.room.ruleset)
+    return loaded
 
 
 def seat_of(room_id: int, room_code: str, player: TokenHolder | None) -> Seat:
