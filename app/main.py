@@ -14,6 +14,7 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
 from app.api.body import BODY_SCHEMAS
+from app.api.cors import Cors
 from app.api.proxies import TrustedProxies
 from app.api.ratelimit import RateLimits
 from app.api.responses import install_error_handlers
@@ -99,6 +100,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_error_handlers(app)
     app.include_router(router)
     app.add_middleware(RoomSockets)  # GET /api/rooms/{code}/ws (see its docstring)
+    app.add_middleware(Cors)  # only with DICECUP_CORS_ORIGINS (see app/api/cors.py)
     # Add other middleware above this line: TrustedProxies must stay the last
     # added (the outermost), so every layer and limit sees the real client.
     app.add_middleware(TrustedProxies)
