@@ -22,6 +22,10 @@ from app.api.routes import router
 from app.api.ws import RoomSockets
 from app.config import Settings
 from app.db import Database
+from app.observability.metrics import Metrics
+from app.observability.middleware import RequestObservability
+from app.observability.probes import probes
+from app.observability.wiring import attach
 from app.realtime import Bus, Hub, InProcessBus, RedisBus
 from app.rooms import RoomService
 from app.rooms.bots import BotScheduler
@@ -60,6 +64,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         hub = Hub(bus, service)
         service.publisher = hub
         service.presence = hub
+        # Counts the actions and published events, reads the gauges (app.observability).
+        app.state.readiness = attach(metrics, service=service, hub=hub, bus=bus, db=db, strategy=strategy)
         app.state.settings = config
         app.state.db = db
         app.state.service = service
@@ -70,6 +76,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await hub.start()
         await strategy.start()
         scheduler.start()
+        await metrics.start()
         # Everything made so far lives as long as the process: move it out of
         # the collector's sight, so a full collection under load walks only
         # what the traffic made. And collect in full ten times less often: an
@@ -84,11 +91,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         try:
             yield
         finally:
+            await metrics.close()
             await scheduler.close()
             await hub.close()
             await strategy.close()
             await db.dispose()
 
+    metrics = Metrics()
     app = FastAPI(
         title="Dicecup",
         version="0.1.0",
@@ -97,8 +106,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         **_NO_TELEMETRY,
     )
     app.state.logger = logging.getLogger("dicecup")
+    app.state.metrics = metrics
     install_error_handlers(app)
+    app.include_router(probes)  # /api/health, /api/ready, /metrics: no request budget
     app.include_router(router)
+    # X-Request-ID, log context, request log line, HTTP metrics: HTTP only, and
+    # inside RoomSockets so a room's socket never passes through it.
+    app.add_middleware(RequestObservability, metrics=metrics)
     app.add_middleware(RoomSockets)  # GET /api/rooms/{code}/ws (see its docstring)
     app.add_middleware(Cors)  # only with DICECUP_CORS_ORIGINS (see app/api/cors.py)
     # Add other middleware above this line: TrustedProxies must stay the last
