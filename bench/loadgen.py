@@ -15,6 +15,8 @@ import json
 import random
 import time
 from collections import Counter
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -100,12 +102,14 @@ class Stats:
 
 
 class Member:
-    """One socket in a room: a seat (token) or a spectator."""
+    """One socket in a room: a seat (token) or a spectator; ``local``, the
+    loopback address the socket comes from (default: the system's choice)."""
 
-    def __init__(self, url: str, token: str | None, player_id: str | None) -> None:
+    def __init__(self, url: str, token: str | None, player_id: str | None, local: str | None = None) -> None:
         self.url = url
         self.token = token
         self.player_id = player_id
+        self.local = local
         self.versions: list[int] = []
         self.received: dict[int, float] = {}
         self.room: dict[str, Any] | None = None
@@ -116,7 +120,8 @@ class Member:
         self.instance = url.split("/api/", 1)[0]
 
     async def connect(self, after: int | None = None) -> None:
-        self.ws = await websockets.connect(self.url, max_size=None, compression=None, open_timeout=30)
+        source: dict[str, Any] = {"local_addr": (self.local, 0)} if self.local else {}
+        self.ws = await websockets.connect(self.url, max_size=None, compression=None, open_timeout=30, **source)
         hello: dict[str, Any] = {"type": "hello", "token": self.token}
         if after is not None:
             hello["after"] = after
@@ -235,6 +240,11 @@ class Room:
     seats: dict[str, Member]
     spectators: list[Member]
     tokens: dict[str, str]
+    # The room's own REST client when its members come from an address of their own.
+    http: httpx.AsyncClient | None = None
+    # (version of the action's first event, when it was sent), for every acked action:
+    # the fan-out to sockets outside this generator (bench/hostile.py's watchers).
+    sent: list[tuple[int, float]] = field(default_factory=list)
 
     @property
     def members(self) -> list[Member]:
@@ -242,27 +252,44 @@ class Room:
 
 
 async def make_room(
-    http: httpx.AsyncClient, urls: list[str], seats: int, spectators: int, ruleset: str, baseline: bool
+    http: httpx.AsyncClient,
+    urls: list[str],
+    seats: int,
+    spectators: int,
+    ruleset: str,
+    baseline: bool,
+    local: str | None = None,
 ) -> Room:
     """Create a room with its seats (REST) and open every member's socket, the
-    members spread over the instances in ``urls`` round-robin."""
+    members spread over the instances in ``urls`` round-robin; with ``local``,
+    every socket comes from that address (``http`` should too)."""
     if baseline:
         code = f"B{random.getrandbits(40):010x}"
-        members = {f"p{i}": Member(f"{urls[i % len(urls)]}/api/rooms/{code}/ws", None, f"p{i}") for i in range(seats)}
+        members = {
+            f"p{i}": Member(f"{urls[i % len(urls)]}/api/rooms/{code}/ws", None, f"p{i}", local) for i in range(seats)
+        }
         tokens: dict[str, str] = {}
     else:
-        created = (await http.post("/api/rooms", json={"ruleset": ruleset, "name": "P0", "max_players": seats})).json()
+        r = await http.post("/api/rooms", json={"ruleset": ruleset, "name": "P0", "max_players": seats})
+        if r.status_code != 201:
+            raise RuntimeError(f"room not created: {r.status_code} {r.text[:200]}")
+        created = r.json()
         code = created["room"]["code"]
         tokens = {created["player"]["id"]: created["token"]}
         for i in range(1, seats):
-            joined = (await http.post(f"/api/rooms/{code}/players", json={"name": f"P{i}"})).json()
+            r = await http.post(f"/api/rooms/{code}/players", json={"name": f"P{i}"})
+            if r.status_code != 201:
+                raise RuntimeError(f"seat not taken: {r.status_code} {r.text[:200]}")
+            joined = r.json()
             tokens[joined["player"]["id"]] = joined["token"]
         members = {
-            pid: Member(f"{urls[i % len(urls)]}/api/rooms/{code}/ws", token, pid)
+            pid: Member(f"{urls[i % len(urls)]}/api/rooms/{code}/ws", token, pid, local)
             for i, (pid, token) in enumerate(tokens.items())
         }
-    watchers = [Member(f"{urls[(seats + i) % len(urls)]}/api/rooms/{code}/ws", None, None) for i in range(spectators)]
-    room = Room(code, members, watchers, tokens)
+    watchers = [
+        Member(f"{urls[(seats + i) % len(urls)]}/api/rooms/{code}/ws", None, None, local) for i in range(spectators)
+    ]
+    room = Room(code, members, watchers, tokens, http if local else None)
     await asyncio.gather(*(m.connect() for m in room.members))
     return room
 
@@ -271,6 +298,8 @@ async def start_game(room: Room, http: httpx.AsyncClient) -> dict[str, Any]:
     """Start the room's game (REST) and wait until every member has seen it."""
     host_token = next(iter(room.tokens.values()))
     r = await http.post(f"/api/rooms/{room.code}/games", headers={"authorization": f"Bearer {host_token}"})
+    if r.status_code != 201:
+        raise RuntimeError(f"game not started: {r.status_code} {r.text[:200]}")
     started: dict[str, Any] = r.json()
     for member in room.members:
         await member.wait_for(started["version"])
@@ -286,9 +315,12 @@ async def play(
     http: httpx.AsyncClient,
     mode: str,
     baseline_actions: int | None,
+    rematch: bool = False,
 ) -> None:
     """Play the room's game, ``started`` (the room after its start), to the
-    end; or, with no game (the baseline), ``baseline_actions`` echo actions."""
+    end; or, with no game (the baseline), ``baseline_actions`` echo actions.
+    With ``rematch`` (open loop only), a finished game is followed by a new
+    one until the ramp is over."""
     if started is not None:
         state = started
         first = started["version"] - 1
@@ -308,6 +340,10 @@ async def play(
             assert state is not None
             if state["game"]["status"] == "finished":
                 stats.finished += 1
+                if rematch and pacer is not None and not pacer.done:
+                    state = await start_game(room, http)
+                    stats.games += 1
+                    continue
                 break
             actor = room.seats[state["game"]["turn"]["player_id"]]
             action = choose(state, rng)
@@ -332,6 +368,8 @@ async def play(
         if reply["type"] != "ack":
             stats.errors[reply.get("code", "unknown")] += 1
             state = actor.room or state
+            if reply.get("code") == "rate_limited":  # rate limits on (bench.run hostile): 5 retries/s at most,
+                await asyncio.sleep(0.2)  # well under the flood limit of 40 messages/s per socket
             continue
         stats.ack.record(acked - sent)
         stats.actions += 1
@@ -339,6 +377,7 @@ async def play(
             step.ack.record(acked - sent)
             step.actions += 1
         version = reply["version"]
+        room.sent.append((previous + 1, sent))
         await asyncio.gather(*(m.wait_for(version) for m in room.members))
         others = [m for m in room.members if m is not actor]
         lags = [m.received[previous + 1] - sent for m in others]
@@ -379,47 +418,89 @@ async def run_games(
     step: float = 10.0,
     baseline_actions: int | None = None,
     seed: int = 1,
+    address: Callable[[int], str] | None = None,
+    rematch: bool = False,
+    during: Callable[[list[Room]], AbstractAsyncContextManager[Any]] | None = None,
 ) -> Stats:
     """Create the rooms, then play every game at once (closed loop, or open
-    loop at ``rates`` actions/s, each for ``step`` seconds)."""
+    loop at ``rates`` actions/s, each for ``step`` seconds).
+
+    ``address(i)``: the loopback address room ``i``'s REST calls and sockets
+    come from (each room gets its own REST client), so that a server with
+    per-address limits on sees many clients. ``rematch``: open loop, a
+    finished game is followed by another until the ramp ends. ``during``: a
+    context entered with the rooms once every game has started, before the
+    clock, and left when play ends (bench/hostile.py)."""
     ws_urls = [u.replace("http://", "ws://") for u in urls]
     stats = Stats()
     limits = httpx.Limits(max_connections=200, max_keepalive_connections=200)
+    own: list[httpx.AsyncClient] = []
+
+    def client(i: int, shared: httpx.AsyncClient) -> httpx.AsyncClient:
+        if address is None:
+            return shared
+        transport = httpx.AsyncHTTPTransport(local_address=address(i))
+        own.append(httpx.AsyncClient(base_url=urls[0], transport=transport, timeout=60))
+        return own[-1]
+
     async with httpx.AsyncClient(base_url=urls[0], limits=limits, timeout=60) as http:
-        made = []
-        for i in range(0, rooms, 20):
-            made += await asyncio.gather(
-                *(
-                    make_room(http, ws_urls, seats, spectators, ruleset, baseline_actions is not None)
-                    for _ in range(min(20, rooms - i))
-                )
-            )
-        # Every game starts before the clock does: the measured run is play alone.
-        games: list[dict[str, Any] | None] = [None] * len(made)
-        if baseline_actions is None:
-            games = list(await asyncio.gather(*(start_game(room, http) for room in made)))
-        pacer = Pacer(rates, step) if rates else None
-        # The generator's own collector pauses would count as the server's
-        # latency (measured: gen-2 pauses of 100 ms here): no cyclic
-        # collection while the clock runs; the garbage waits for the end.
-        gc.collect()
-        gc.freeze()
-        gc.disable()
-        started = time.perf_counter()
-        if pacer is not None:
-            pacer.start()
         try:
-            await asyncio.gather(
-                *(
-                    play(room, game, stats, random.Random(seed * 1000 + i), pacer, http, mode, baseline_actions)
-                    for i, (room, game) in enumerate(zip(made, games, strict=True))
+            made: list[Room] = []
+            for i in range(0, rooms, 20):
+                made += await asyncio.gather(
+                    *(
+                        make_room(
+                            client(j, http),
+                            ws_urls,
+                            seats,
+                            spectators,
+                            ruleset,
+                            baseline_actions is not None,
+                            address(j) if address is not None else None,
+                        )
+                        for j in range(i, min(i + 20, rooms))
+                    )
                 )
-            )
+            # Every game starts before the clock does: the measured run is play alone.
+            games: list[dict[str, Any] | None] = [None] * len(made)
+            if baseline_actions is None:
+                games = list(await asyncio.gather(*(start_game(room, room.http or http) for room in made)))
+            pacer = Pacer(rates, step) if rates else None
+            async with during(made) if during is not None else nullcontext():
+                # The generator's own collector pauses would count as the server's
+                # latency (measured: gen-2 pauses of 100 ms here): no cyclic
+                # collection while the clock runs; the garbage waits for the end.
+                gc.collect()
+                gc.freeze()
+                gc.disable()
+                started = time.perf_counter()
+                if pacer is not None:
+                    pacer.start()
+                try:
+                    await asyncio.gather(
+                        *(
+                            play(
+                                room,
+                                game,
+                                stats,
+                                random.Random(seed * 1000 + i),
+                                pacer,
+                                room.http or http,
+                                mode,
+                                baseline_actions,
+                                rematch,
+                            )
+                            for i, (room, game) in enumerate(zip(made, games, strict=True))
+                        )
+                    )
+                finally:
+                    gc.enable()
+                    gc.unfreeze()
+                stats.elapsed = time.perf_counter() - started
+                if pacer is not None and pacer.task is not None:
+                    pacer.task.cancel()
+            await asyncio.gather(*(m.close() for room in made for m in room.members))
         finally:
-            gc.enable()
-            gc.unfreeze()
-        stats.elapsed = time.perf_counter() - started
-        if pacer is not None and pacer.task is not None:
-            pacer.task.cancel()
-        await asyncio.gather(*(m.close() for room in made for m in room.members))
+            for own_client in own:
+                await own_client.aclose()
     return stats

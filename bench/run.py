@@ -5,12 +5,15 @@
     python -m bench.run redis    [--postgres ... --redis redis://127.0.0.1:6379/0]   (two instances)
     python -m bench.run idle     [--connections 10000]
     python -m bench.run storm    [--connections 10000]
+    python -m bench.run hostile  [--rooms 100 --step 30] [--rate 1000] [--database sqlite|postgres]
+                                 [--watchers 500 --oversize 100 --probes 100 --hostile-addresses 4 --pause 1]
 
 Every game scenario first runs the same client against the bare echo app
 (bench/echo.py) and reports Dicecup's figures as ratios to that baseline,
 measured in the same run. A human table goes to stdout, every figure to a
 JSON file (bench/results/<scenario>-<time>.json) with the command, commit and
-machine.
+machine. The hostile scenario has no echo baseline: it compares the players'
+figures with and without hostile clients on the same server (bench/hostile.py).
 """
 
 from __future__ import annotations
@@ -30,10 +33,11 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
+from app.config import Settings
 from app.db.migrate import upgrade
 
-from . import servers
-from .loadgen import Member, run_games
+from . import hostile, servers
+from .loadgen import Member, Room, run_games
 
 DEFAULT_PG = "postgresql://postgres@127.0.0.1:5432/test"
 DEFAULT_REDIS = "redis://127.0.0.1:6379/0"
@@ -57,8 +61,9 @@ def commit() -> str:
 
 
 @contextmanager
-def instances(kind: str, args: argparse.Namespace) -> Iterator[list[servers.Server]]:
-    """The Dicecup server(s) of a scenario, on a fresh database."""
+def instances(kind: str, args: argparse.Namespace, **settings: str) -> Iterator[list[servers.Server]]:
+    """The Dicecup server(s) of a scenario, on a fresh database; ``settings``
+    are more ``DICECUP_*`` variables (``rate_limits="true"``)."""
     with ExitStack() as stack:
         if kind == "sqlite":
             folder = stack.enter_context(tempfile.TemporaryDirectory())
@@ -68,7 +73,9 @@ def instances(kind: str, args: argparse.Namespace) -> Iterator[list[servers.Serv
         upgrade(url)
         redis = args.redis if kind == "redis" else None
         count = 2 if kind == "redis" else 1
-        yield [stack.enter_context(servers.dicecup(url, redis, migrate_on_start="false")) for _ in range(count)]
+        yield [
+            stack.enter_context(servers.dicecup(url, redis, migrate_on_start="false", **settings)) for _ in range(count)
+        ]
 
 
 def ratio(ours: dict[str, Any], base: dict[str, Any], key: str) -> float | None:
@@ -210,7 +217,9 @@ def idle_scenario(args: argparse.Namespace, storm: bool) -> dict[str, Any]:
         before = server.rss_kib()
 
         async def run() -> dict[str, Any]:
-            out = await _idle(server, args.connections, max(1, args.connections // 50), storm)
+            # 40 spectators a room: under the server's cap (spectators_per_room, 50),
+            # with room to spare while a storm's old sockets are still leaving.
+            out = await _idle(server, args.connections, -(-args.connections // 40), storm)
             await asyncio.sleep(1)
             out["rss_kib_held"] = server.rss_kib()
             await asyncio.gather(*(m.close() for m in out.pop("members")))
@@ -222,8 +231,155 @@ def idle_scenario(args: argparse.Namespace, storm: bool) -> dict[str, Any]:
     return out
 
 
+SETTLE_S = 2.0  # after play (and the hostile clients) stop, before the "after" RSS
+
+
+def hostile_scenario(args: argparse.Namespace) -> dict[str, Any]:
+    """Players at half the saturation rate, first alone (quiet), then again
+    with hostile clients (bench/hostile.py), on one server with its rate
+    limits on at their defaults. Three phases, each with rooms of its own
+    from addresses of their own: closed loop (the saturation rate, unless
+    ``--rate`` gives it), quiet, hostile."""
+    servers.raise_open_files()
+    if args.rate and "," in args.rate:
+        raise SystemExit("hostile takes one --rate (actions/s), or none to measure saturation first")
+    # the server's default spectators_per_room, less the run's own spectators
+    per_room = int(Settings.model_fields["spectators_per_room"].default) - args.spectators
+    if args.watchers > per_room * args.rooms:
+        raise SystemExit(f"{args.watchers} watchers need {-(-args.watchers // per_room)} rooms at most {per_room} each")
+    result: dict[str, Any] = {
+        "database": args.database,
+        "rate_limits": "on, the defaults",
+        "rooms": args.rooms,
+        "seats": args.seats,
+        "spectators": args.spectators,
+    }
+
+    def players(phase: int, rate: float | None, during: Any = None) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        with cpu_per_action(found, out):
+            out["report"] = asyncio.run(
+                run_games(
+                    [server.http],
+                    args.rooms,
+                    args.seats,
+                    args.spectators,
+                    args.ruleset,
+                    "ws",
+                    [rate] if rate else None,
+                    args.step,
+                    address=lambda i: hostile.player_address(phase, i),
+                    rematch=rate is not None,
+                    during=during,
+                )
+            ).report()
+        return dict(out["report"])
+
+    with instances(args.database, args, rate_limits="true") as found, hostile.RssSampler(found[0]) as sampler:
+        server = found[0]
+        result["rss_kib_start"] = sampler.now()
+        if args.rate:
+            rate = float(args.rate)
+            result["saturation"] = None
+        else:
+            result["saturation"] = players(0, None)
+            rate = round(result["saturation"]["actions_per_s"] / 2)
+        result["rate_per_s"] = rate
+
+        calm: dict[str, Any] = {}
+        result["quiet"] = players(1, rate, lambda rooms: hostile.quiet(sampler, calm, SETTLE_S))
+        result["quiet"] |= calm
+
+        attack: dict[str, Any] = {}
+
+        def hostile_clients(rooms: list[Room]) -> Any:
+            config = hostile.Config(
+                http=server.http,
+                codes=[room.code for room in rooms],
+                watchers=args.watchers,
+                per_room_cap=per_room,
+                oversize=args.oversize,
+                probes=args.probes,
+                addresses=args.hostile_addresses,
+                pause=args.pause,
+                warmup=args.warmup,
+            )
+            return hostile.hostile(config, rooms, sampler, attack, SETTLE_S)
+
+        result["hostile"] = players(2, rate, hostile_clients)
+        result["hostile"]["rss_kib"] = attack.pop("rss_kib")
+        result["hostile_clients"] = attack
+        result["rss_kib_end"] = sampler.now()
+
+    quiet, loud = result["quiet"], result["hostile"]
+    result["ratio_hostile_to_quiet"] = {
+        f"{name}_{q}": ratio(loud[f"{name}_ms"], quiet[f"{name}_ms"], q)
+        for name in ("ack", "fanout", "fanout_all")
+        for q in ("p50", "p99")
+    }
+    ratios = result["ratio_hostile_to_quiet"]
+    result["goals"] = {
+        "ack and fan-out p99 within 2x of quiet": all(
+            ratios[k] is not None and ratios[k] <= 2 for k in ("ack_p99", "fanout_p99")
+        ),
+        "RSS growth under 50 MB": loud["rss_kib"]["growth_mb"] < 50,
+    }
+    outcomes = attack["outcomes"]
+    result["limits_seen"] = {
+        "oversize frames closed 1009": outcomes["oversize"].get("close 1009", 0),
+        "probe sockets closed 4404": outcomes["probe_ws"].get("close 4404", 0),
+        "probe sockets closed 4429": outcomes["probe_ws"].get("close 4429", 0),
+        "REST probes answered 404": outcomes["probe_rest"].get("http 404", 0),
+        "REST probes answered 429": outcomes["probe_rest"].get("http 429", 0),
+        "sockets refused 4429 (per address)": outcomes["oversize"].get("close 4429", 0),
+    }
+    return result
+
+
+def print_hostile(result: dict[str, Any]) -> None:
+    sat = result["saturation"]
+    where = f"{result['rooms']} rooms of {result['seats']}"
+    if sat is not None:
+        print(f"saturation (closed loop, {where}): {sat['actions_per_s']} actions/s, errors {sat['errors']}")
+    print(f"players at {result['rate_per_s']:g} actions/s, {where}; rate limits {result['rate_limits']}")
+    columns = ["", "actions/s", "ack p50", "p95", "p99", "fan p50", "p95", "p99", "all p99", "errors", "missed"]
+    columns += ["RSS MB", "peak", "after"]
+    print(f"{columns[0]:10}" + "".join(f"{c:>10}" for c in columns[1:]))
+    for name in ("quiet", "hostile"):
+        r = result[name]
+        ack, fan, rss = r["ack_ms"], r["fanout_ms"], r["rss_kib"]
+        cells = [r["actions_per_s"]] + [ack.get(q, "-") for q in ("p50", "p95", "p99")]
+        cells += [fan.get(q, "-") for q in ("p50", "p95", "p99")] + [r["fanout_all_ms"].get("p99", "-")]
+        cells += [sum(r["errors"].values()), r["missed"]]
+        cells += [round(rss[k] * 1024 / 1e6, 1) for k in ("before", "peak", "after")]
+        print(f"{name:10}" + "".join(f"{c!s:>10}" for c in cells))
+    print(f"hostile / quiet: {result['ratio_hostile_to_quiet']}")
+    for name in ("quiet", "hostile"):
+        r = result[name]
+        cpu = {k: v for k, v in r["cpu_ms_per_action"].items() if k != "postgres" or result["database"] == "postgres"}
+        print(
+            f"{name}: RSS growth {r['rss_kib']['growth_mb']} MB (peak), {r['rss_kib']['after_growth_mb']} MB after; "
+            f"games {r['games_finished']}/{r['games']} finished, anomalies {len(r['anomalies'])}, "
+            f"errors {r['errors']}, CPU ms/action {cpu}"
+        )
+    h = result["hostile_clients"]
+    o = h["outcomes"]
+    print(
+        f"watchers: {h['watching']}/{h['watchers']} watching, {h['watcher_events']} events, gaps {h['watcher_gaps']}, "
+        f"fan-out {h['watcher_fanout_ms']}, {o['watchers']}"
+    )
+    print(f"oversize frames sent {o['oversize_frames_sent']}: {o['oversize']}")
+    print(f"probe sockets: {o['probe_ws']}")
+    print(f"REST probes: {o['probe_rest']}, Retry-After seen {o['retry_after']}")
+    print(f"hostile clients' CPU s during the clock: {h['cpu_s_during_clock']}, {h['seconds']} s of attack")
+    print(f"goals: {result['goals']}")
+
+
 def print_table(scenario: str, result: dict[str, Any]) -> None:
     print(f"\n== {scenario} ==")
+    if scenario == "hostile":
+        print_hostile(result)
+        return
     if "dicecup" not in result:
         print(result)
         return
@@ -272,7 +428,7 @@ def print_table(scenario: str, result: dict[str, Any]) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m bench.run")
-    parser.add_argument("scenario", choices=["sqlite", "postgres", "redis", "idle", "storm"])
+    parser.add_argument("scenario", choices=["sqlite", "postgres", "redis", "idle", "storm", "hostile"])
     parser.add_argument("--rooms", type=int, default=100)
     parser.add_argument("--seats", type=int, default=4)
     parser.add_argument("--spectators", type=int, default=1)
@@ -284,6 +440,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--postgres", default=DEFAULT_PG)
     parser.add_argument("--redis", default=DEFAULT_REDIS)
     parser.add_argument("--json", type=Path)
+    hostile = parser.add_argument_group("hostile")
+    hostile.add_argument("--database", default="sqlite", choices=["sqlite", "postgres"])
+    hostile.add_argument("--watchers", type=int, default=500, help="spectators of the played rooms, spread")
+    hostile.add_argument("--oversize", type=int, default=100, help="sockets sending 1 MiB frames")
+    hostile.add_argument("--probes", type=int, default=100, help="clients guessing room codes (REST and WebSocket)")
+    hostile.add_argument("--hostile-addresses", type=int, default=4, help="loopback addresses of each hostile kind")
+    hostile.add_argument("--pause", type=float, default=1.0, help="seconds a hostile client waits after a refusal")
+    hostile.add_argument("--warmup", type=float, default=3.0, help="seconds of attack before the clock")
     return parser
 
 
@@ -292,6 +456,8 @@ def main(argv: list[str] | None = None) -> None:
 
     if args.scenario in ("idle", "storm"):
         result = idle_scenario(args, storm=args.scenario == "storm")
+    elif args.scenario == "hostile":
+        result = hostile_scenario(args)
     else:
         result = game_scenario(args.scenario, args)
     report = {

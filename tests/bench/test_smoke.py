@@ -2,7 +2,7 @@
 member gets every event once, in order. No timings are asserted here: speed
 is measured by `python -m bench.run`, not by tests."""
 
-from bench.run import build_parser, game_scenario, idle_scenario
+from bench.run import build_parser, game_scenario, hostile_scenario, idle_scenario
 
 from ..services import postgres_url, redis_url
 
@@ -51,3 +51,25 @@ def test_idle_connections_and_reconnect_storm() -> None:
     assert result["opened"] == result["reconnected"] == 60
     assert result["failed"] == 0
     assert set(result["storm_cpu_s"]) == {"server", "load_generator"}
+
+
+def test_hostile() -> None:
+    """Saturation, then players at half of it, alone and among hostile clients,
+    with the server's rate limits on (bench/hostile.py)."""
+    hostile = ["--watchers", "6", "--oversize", "2", "--probes", "4", "--hostile-addresses", "1", "--warmup", "1"]
+    args = build_parser().parse_args(["hostile", *SMALL, "--step", "2", *hostile])
+    result = hostile_scenario(args)
+    assert result["saturation"]["actions"] > 0 and result["rate_per_s"] > 0
+    for phase in ("quiet", "hostile"):
+        report = result[phase]
+        assert report["anomalies"] == [], report["anomalies"]
+        assert report["actions"] > 0 and report["ack_ms"]["count"] > 0
+        assert report["rss_kib"]["peak"] >= report["rss_kib"]["before"] > 0
+    clients = result["hostile_clients"]
+    assert clients["watching"] == clients["watchers"] == 6 and clients["watcher_gaps"] == 0
+    assert clients["watcher_fanout_ms"]["count"] > 0
+    outcomes = clients["outcomes"]
+    assert outcomes["oversize_frames_sent"] > 0 and outcomes["probe_ws"] and outcomes["probe_rest"]
+    # whatever else the server does, it never takes an oversize frame or finds a guessed room
+    assert set(outcomes["oversize"]) <= {"close 1009", "close 4429", "http 403", "http 429"}, outcomes["oversize"]
+    assert "http 200" not in outcomes["probe_rest"]
