@@ -40,8 +40,9 @@ def wait_http(url: str, timeout: float = 20.0) -> None:
 
 
 class LiveServer:
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, pid: int | None = None) -> None:
         self.port = port
+        self.pid = pid  # of a server in a child process
         self.http = f"http://127.0.0.1:{port}"
         self.ws = f"ws://127.0.0.1:{port}"
 
@@ -50,16 +51,18 @@ class LiveServer:
 
 
 @contextmanager
-def server_in_thread(settings: Settings, root_path: str = "") -> Iterator[LiveServer]:
+def server_in_thread(settings: Settings, root_path: str = "", ws_max_size: int | None = None) -> Iterator[LiveServer]:
     """The app served by uvicorn (with its real WebSocket stack) in a thread;
-    ``root_path`` as behind a proxy that strips a prefix (uvicorn --root-path)."""
+    ``root_path`` as behind a proxy that strips a prefix (uvicorn --root-path);
+    ``ws_max_size`` the protocol layer's frame limit (default: as ``python -m
+    app serve`` sets it, the message limit)."""
     port = free_port()
     config = uvicorn.Config(
         create_app(settings),
         host="127.0.0.1",
         port=port,
         log_level="warning",
-        ws_max_size=settings.max_body_bytes,
+        ws_max_size=settings.max_body_bytes if ws_max_size is None else ws_max_size,
         ws_per_message_deflate=False,
         lifespan="on",
         root_path=root_path,
@@ -94,7 +97,7 @@ def server_process(env: dict[str, str]) -> Iterator[LiveServer]:
         except TimeoutError:
             process.kill()
             raise RuntimeError(Path(log.name).read_text()) from None
-        yield LiveServer(port)
+        yield LiveServer(port, process.pid)
     finally:
         process.terminate()
         try:
