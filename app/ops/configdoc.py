@@ -12,6 +12,7 @@ import typing
 from pathlib import Path
 from typing import Any
 
+from pydantic import SecretStr
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
@@ -43,7 +44,8 @@ def type_name(annotation: Any) -> str:
         return f"{name}, optional" if len(args) < len(typing.get_args(annotation)) else name
     if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
         return "one of " + ", ".join(f"`{member.value}`" for member in annotation)
-    names = {str: "string", int: "integer", float: "number", bool: "boolean", Path: "path"}
+    names: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean", Path: "path"}
+    names[SecretStr] = "string (secret)"
     if annotation in names:
         return names[annotation]
     return getattr(annotation, "__name__", str(annotation))
@@ -60,6 +62,8 @@ def default_text(field: FieldInfo) -> str:
         return "unset"
     if isinstance(value, bool):
         return f"`{str(value).lower()}`"
+    if isinstance(value, SecretStr):
+        return "(secret)"
     if isinstance(value, enum.Enum):
         value = value.value
     if value == "":
