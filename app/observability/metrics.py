@@ -180,6 +180,7 @@ class Metrics:
     async def start(self) -> None:
         """Sample the gauges in the background (in every worker: a scrape is
         answered by one of them, and reads every worker's values)."""
+        self.sample()  # the sources have started since watch()
         self._sampler = asyncio.create_task(self._sample_forever(), name="metrics-sampler")
 
     async def _sample_forever(self) -> None:
