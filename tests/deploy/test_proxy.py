@@ -312,6 +312,15 @@ async def test_a_game_through_the_proxy_survives_an_instance_stopping(postgres_d
                 for client in clients:
                     await client.connect()
                 await asyncio.sleep(0.2)  # the proxy's REST connections closed
+                # nginx picks among the name's addresses at random (its resolver
+                # rotates them): more watchers until both instances hold sockets
+                for _ in range(20):
+                    if a.sockets() > 0 and b.sockets() > 0:
+                        break
+                    watchers.append(Client(url, None))
+                    clients.append(watchers[-1])
+                    await watchers[-1].connect()
+                    await asyncio.sleep(0.05)
                 assert a.sockets() > 0 and b.sockets() > 0, (a.sockets(), b.sockets())
                 assert a.sockets() + b.sockets() == len(clients)
 
@@ -334,6 +343,7 @@ async def test_a_game_through_the_proxy_survives_an_instance_stopping(postgres_d
                         stopped_at = room["version"]
                         for client in clients:
                             await client.catch_up(stopped_at)
+                        await asyncio.sleep(0.2)  # the proxy's last REST connection closed
                         on_a = a.sockets()
                         a.terminate()
                         a.process.wait(30)
@@ -346,10 +356,11 @@ async def test_a_game_through_the_proxy_survives_an_instance_stopping(postgres_d
                         assert sum(client.reconnects for client in clients) == on_a > 0
                         # the replacement is reached through the re-resolved name
                         extra = Client(url, None)
-                        for _ in range(6):
+                        for _ in range(20):
                             if c.sockets() > 0:
                                 break
                             await extra.connect(after=stopped_at)
+                            await asyncio.sleep(0.05)
                         assert c.sockets() > 0, "the proxy never reached the replica at its new address"
 
                 assert room["game"]["status"] == "finished"
