@@ -1,6 +1,8 @@
 // The room's WebSocket (docs/api.md): hello, then events in version order.
 // Reconnects by itself and resumes with `after`, so nothing is missed.
-const FATAL = new Set([4404, 4401]);
+// Close codes after which reconnecting cannot help (docs/api.md): unknown
+// room, unknown token, seat gone, room full of spectators, address limits.
+const FATAL = new Set([4404, 4401, 4403, 4409, 4429]);
 
 function actionId() {
   if (globalThis.crypto && crypto.randomUUID) return crypto.randomUUID();

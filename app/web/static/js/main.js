@@ -208,7 +208,13 @@ function connect() {
       showError(message);
     },
     fatal(code) {
-      if (code === 4401 && S.seat) {
+      if (code === 4409 || code === 4429) {
+        showError({ code: code === 4409 ? 'spectators_full' : 'rate_limited' });
+        S.status = 'refused';
+        renderStatus();
+        return;
+      }
+      if ((code === 4401 || code === 4403) && S.seat) {
         // Our seat is gone (left, or removed by the host): watch instead.
         seats.forget(S.code);
         S.seat = null;
@@ -357,7 +363,9 @@ function lobbyView(room) {
   const isHost = me() && room.host_id === me();
   const full = room.players.length >= room.max_players;
   let actions = '';
-  if (!S.seat) {
+  if (room.status === 'closed') {
+    actions = `<p>${esc(t('room.closed'))}</p>`;
+  } else if (!S.seat) {
     actions = full
       ? `<p>${esc(t('room.full'))}</p>`
       : `<form data-form="join" class="row">
@@ -377,7 +385,7 @@ function lobbyView(room) {
   } else {
     actions = `<p>${esc(t(room.status === 'finished' ? 'end.waiting_host' : 'room.waiting_host'))}</p>`;
   }
-  const leave = S.seat ? `<button class="quiet" data-action="leave" id="leave-room">${esc(t('room.leave'))}</button>` : '';
+  const leave = S.seat && room.status !== 'closed' ? `<button class="quiet" data-action="leave" id="leave-room">${esc(t('room.leave'))}</button>` : '';
   return `<section class="card lobby" id="lobby">
       <h2>${esc(t('room.players'))} <span class="muted">${esc(t('room.seats_taken', { count: room.players.length, max: room.max_players }))}</span></h2>
       ${playersList(room)}
