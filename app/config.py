@@ -59,8 +59,12 @@ class Settings(BaseSettings):
         30, description="per client address: failed room lookups (REST 404, socket 4404) before 429 / close 4429"
     )
     rooms_per_hour: int = Field(30, description="per client address: rooms created before 429")
-    spectators_per_room: int = Field(50, description="per room and instance: sockets without a seat (close 4409 past it)")
-    sockets_per_address: int = Field(20, description="per client address and instance: open sockets (close 4429 past it)")
+    spectators_per_room: int = Field(
+        50, description="per room and instance: sockets without a seat (close 4409 past it)"
+    )
+    sockets_per_address: int = Field(
+        20, description="per client address and instance: open sockets (close 4429 past it)"
+    )
     trusted_proxies: str = Field(
         "",
         description="comma-separated addresses or networks whose X-Forwarded-For/-Proto are believed; empty = none",
