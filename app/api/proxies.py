@@ -26,8 +26,9 @@ class TrustedProxies:
 
     def _build(self, scope: Scope) -> ASGIApp:
         trusted = scope["app"].state.settings.trusted_proxy_list
-        inner: ASGIApp = ProxyHeadersMiddleware(self.app, trusted_hosts=trusted) if trusted else self.app  # type: ignore[arg-type]
-        return inner
+        if not trusted:
+            return self.app
+        return ProxyHeadersMiddleware(self.app, trusted_hosts=trusted)  # type: ignore[arg-type,return-value]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
