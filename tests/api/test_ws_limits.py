@@ -254,3 +254,14 @@ async def test_sockets_of_a_removed_player_are_closed(database_url: str) -> None
             mine = table.auth(table.tokens[cy])
             assert (await http.delete(f"/api/rooms/{table.code}/players/{cy}", headers=mine)).status_code == 204
             assert await cy_socket.closed_with() == 4403
+
+
+def test_every_close_code_is_documented() -> None:
+    """docs/api.md's close-code table has every code the server closes with,
+    and the keepalive timeout's 1011 (on c11ca5a a stalled reader saw 1011
+    where only 1013 was documented)."""
+    from app.realtime import CloseCode
+
+    doc = (ROOT / "docs" / "api.md").read_text()
+    rows = set(re.findall(r"^\| (\d{4}) \|", doc, re.MULTILINE))
+    assert {str(int(code)) for code in CloseCode} | {"1011"} <= rows
