@@ -44,8 +44,15 @@ _SECRET_KEY = re.compile(r"(?i)(token|authorization|password|passwd|secret)")
 _STANDARD = frozenset(logging.makeLogRecord({}).__dict__) | {"message", "asctime", "context", "color_message"}
 
 
+_HINTS = ("bearer", "token", "authorization", "passw", "secret", "://")
+"""One of these is in any text a pattern above can match (a cheap test first)."""
+
+
 def redact(text: str) -> str:
     """``text`` with anything that looks like a token or password replaced by ``[redacted]``."""
+    lowered = text.lower()
+    if not any(hint in lowered for hint in _HINTS):
+        return text
     for pattern, replacement in _SECRETS:
         text = pattern.sub(replacement, text)
     return text
@@ -53,17 +60,13 @@ def redact(text: str) -> str:
 
 class ContextFilter(logging.Filter):
     """Copies the context (request id, room, seat, socket) onto each record
-    that does not carry its own, and redacts the message (a handler filter:
-    it sees every record the handler writes, whichever logger made it)."""
+    that does not carry its own (a handler filter: it sees every record the
+    handler writes, whichever logger made it). The formatters redact."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         for name, value in context.current().items():
             if getattr(record, name, None) is None:
                 setattr(record, name, value)
-        message = record.getMessage()
-        clean = redact(message)
-        if clean is not message:
-            record.msg, record.args = clean, None
         return True
 
 

@@ -24,7 +24,7 @@ class Readiness:
         ping_database: Callable[[], Awaitable[None]],
         strategy: StrategyStore | None = None,
         redis_up: Callable[[], bool] | None = None,
-        timeout: float = 2.0,
+        timeout: float = 1.5,
     ) -> None:
         self._ping = ping_database
         self._strategy = strategy
