@@ -11,10 +11,9 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI
-from fastapi.openapi.utils import get_openapi
 
-from app.api.body import BODY_SCHEMAS
 from app.api.cors import Cors
+from app.api.openapi import openapi_document
 from app.api.proxies import TrustedProxies
 from app.api.ratelimit import RateLimits
 from app.api.responses import install_error_handlers
@@ -122,9 +121,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            schema = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
-            schema.setdefault("components", {}).setdefault("schemas", {}).update(BODY_SCHEMAS)
-            app.openapi_schema = schema
+            app.openapi_schema = openapi_document(app)
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]

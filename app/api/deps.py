@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, Header, Request
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from app.config import Settings
 from app.rooms import RoomService
@@ -20,11 +21,15 @@ def get_settings(request: Request) -> Settings:
     return settings
 
 
-def bearer_token(authorization: Annotated[str | None, Header(description="Bearer <seat token>")] = None) -> str | None:
-    if not authorization:
-        return None
-    scheme, _, token = authorization.partition(" ")
-    return token.strip() or None if scheme.lower() == "bearer" else None
+seat_token = HTTPBearer(
+    scheme_name="seatToken",
+    description="The seat token from creating or joining a room: `Authorization: Bearer <token>`.",
+    auto_error=False,  # a missing or foreign scheme is the service's 401, after the room's 404
+)
+
+
+def bearer_token(credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(seat_token)]) -> str | None:
+    return credentials.credentials if credentials is not None else None
 
 
 ServiceDep = Annotated[RoomService, Depends(get_service)]

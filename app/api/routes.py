@@ -40,12 +40,19 @@ async def per_address_budget(request: Request) -> AsyncIterator[None]:
         raise
 
 
-router = APIRouter(prefix="/api", default_response_class=ORJSONResponse, dependencies=[Depends(per_address_budget)])
+# Every request counts against its address's budget, so any of them may be a 429.
+router = APIRouter(
+    prefix="/api",
+    default_response_class=ORJSONResponse,
+    dependencies=[Depends(per_address_budget)],
+    responses={429: schemas.RATE_LIMITED},
+)
 
 CREATE = TypeAdapter(schemas.CreateRoom)
 JOIN = TypeAdapter(schemas.JoinRoom)
 BOT = TypeAdapter(schemas.AddBot)
 ACTION: TypeAdapter[schemas.RollAction | schemas.KeepAction | schemas.ScoreAction] = TypeAdapter(schemas.ActionBody)
+
 
 def room_code(code: Annotated[str, Path(description="the room's code", examples=["K7QXRP"], max_length=16)]) -> str:
     """The room code normalized; ``room_not_found`` at once (no query) for one no room can have."""
@@ -84,7 +91,8 @@ async def create_room(request: Request, service: ServiceDep, settings: SettingsD
     data = parse(CREATE, body)
     limits: RateLimits = request.app.state.limits
     await limits.check_room_creation(client_address(request.scope))
-    room, player, token = await service.create_room(data.ruleset, data.name, data.options, data.max_players)
+    options = data.options.model_dump(exclude_unset=True)
+    room, player, token = await service.create_room(data.ruleset, data.name, options, data.max_players)
     return ORJSONResponse({"room": room, "player": player, "token": token}, status_code=201)
 
 
@@ -193,7 +201,7 @@ async def get_events(
     "/rooms/{code}/actions",
     summary="Roll, keep or score",
     response_model=schemas.ActionOut,
-    responses=_errors(401, 403, 404, 409, 413, 422, 429),
+    responses=_errors(401, 403, 404, 409, 413, 422),
     openapi_extra=request_body("Action", ACTION)
     | {
         "x-examples": [

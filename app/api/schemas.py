@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StringConstraints, field_validator
 
+from app.rooms.errors import ErrorCode
 from app.rules import MAX_PLAYERS
 
 MAX_INT = 2**31 - 1
@@ -49,18 +50,26 @@ Box = Annotated[
     str, StringConstraints(min_length=1, max_length=32), _NO_CONTROL, _PATTERN, Field(examples=["full_house"])
 ]
 Position = Annotated[int, Field(ge=0, le=4)]
+Ruleset = Literal["yahtzee", "yacht"]
 
 
 class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class CreateOptions(_Body):
+    """Options of a new room; those left out take their defaults. ``joker``
+    and ``upper_first`` are Yahtzee's (refused for Yacht)."""
+
+    joker: Literal["forced", "free"] = "forced"
+    upper_first: StrictBool = False
+    hints: StrictBool = True
+
+
 class CreateRoom(_Body):
-    ruleset: Literal["yahtzee", "yacht"] = "yahtzee"
-    options: dict[str, Any] = Field(
-        default_factory=dict,
-        description="rule-set options (yahtzee: joker forced|free, upper_first) and hints (bool)",
-        examples=[{"joker": "forced", "upper_first": False, "hints": True}],
+    ruleset: Ruleset = "yahtzee"
+    options: CreateOptions = Field(
+        default_factory=CreateOptions, examples=[{"joker": "forced", "upper_first": False, "hints": True}]
     )
     max_players: int = Field(4, ge=1, le=MAX_PLAYERS)
     name: Name
@@ -87,7 +96,7 @@ def _positions(value: list[int] | None) -> list[int] | None:
 
 
 # Dice positions: 0-4, each at most once (the schema's uniqueItems; checked by _positions).
-_POSITIONS: dict[str, Any] = {"max_length": 5, "json_schema_extra": {"uniqueItems": True}}
+Positions = Annotated[list[Position], Field(max_length=5, json_schema_extra={"uniqueItems": True})]
 
 
 class _Action(_Body):
@@ -99,14 +108,14 @@ class _Action(_Body):
 
 class RollAction(_Action):
     type: Literal["roll"]
-    keep: list[Position] | None = Field(None, description="shorthand: set the kept positions, then roll", **_POSITIONS)
+    keep: Positions | None = Field(None, description="shorthand: set the kept positions, then roll")
 
     _check = field_validator("keep")(_positions)
 
 
 class KeepAction(_Action):
     type: Literal["keep"]
-    dice: list[Position] = Field(description="positions 0-4 to keep; replaces the kept set", **_POSITIONS)
+    dice: Positions = Field(description="positions 0-4 to keep; replaces the kept set")
 
     _check = field_validator("dice")(_positions)
 
@@ -119,27 +128,64 @@ class ScoreAction(_Action):
 ActionBody = Annotated[RollAction | KeepAction | ScoreAction, Field(discriminator="type")]
 
 
+class ErrorItem(BaseModel):
+    type: str = Field(description="what was wrong, for programs (pydantic's error type)", examples=["missing"])
+    loc: list[str] = Field(description="where: body, query or path, then the field", examples=[["body", "name"]])
+    msg: str = Field(description="what was wrong, for people")
+
+
 class Error(BaseModel):
+    """Every error body. The ``error`` messages of the WebSocket carry the same codes."""
+
+    detail: str = Field(description="a sentence for people")
+    code: ErrorCode
+    errors: list[ErrorItem] = Field(
+        default_factory=list, description="422 only: each problem found in the request (absent otherwise)"
+    )
+
+
+class SocketError(BaseModel):
+    """The WebSocket's ``error`` message (not an HTTP response): the same codes as :class:`Error`."""
+
+    type: Literal["error"]
+    id: str | None = Field(description="the action's id, if it had one")
+    code: ErrorCode
     detail: str
-    code: str
-    errors: list[dict[str, Any]] | None = None
+
+
+RATE_LIMITED: dict[str, Any] = {
+    "model": Error,
+    "description": "rate_limited: over a budget (per address, per seat); retry after Retry-After seconds",
+    "headers": {
+        "Retry-After": {
+            "description": "seconds until the budget lets the client in again",
+            "required": True,
+            "schema": {"type": "integer", "minimum": 1},
+        }
+    },
+}
+
+
+Level = Literal["optimal", "strong", "casual", "greedy"]
+Face = Annotated[int, Field(ge=1, le=6)]
+Dice = Annotated[list[Face], Field(min_length=5, max_length=5)]
 
 
 class PlayerOut(BaseModel):
     id: str
     name: str
-    seat: int | None
-    bot: str | None
+    seat: int | None = Field(description="0-based, in the room's seat order; null once the player has left")
+    bot: Level | None = Field(description="the bot's level, or null for a person")
     connected: bool
     host: bool
 
 
 class TurnOut(BaseModel):
     player_id: str
-    dice: list[int] | None
-    kept: list[bool]
-    rolls_left: int
-    scorable: dict[str, int]
+    dice: Dice | None = Field(description="null before the turn's first roll")
+    kept: Annotated[list[bool], Field(min_length=5, max_length=5)]
+    rolls_left: Annotated[int, Field(ge=0, le=3)]
+    scorable: dict[str, int] = Field(description="the boxes the player may fill now, with their points")
 
 
 class ScorecardOut(BaseModel):
@@ -153,7 +199,7 @@ class ScorecardOut(BaseModel):
 
 class RolloffEntryOut(BaseModel):
     player_id: str
-    dice: list[int]
+    dice: Dice
     total: int
 
 
@@ -180,11 +226,21 @@ class GameSummary(BaseModel):
     winners: list[str]
 
 
+class RoomOptions(BaseModel):
+    """A room's options: its rule set's (Yahtzee: ``joker``, ``upper_first``) and ``hints``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    joker: Literal["forced", "free"] = Field("forced", description="Yahtzee only")
+    upper_first: bool = Field(False, description="Yahtzee only")
+    hints: bool
+
+
 class RoomOut(BaseModel):
     code: str
-    ruleset: str
-    options: dict[str, Any]
-    max_players: int
+    ruleset: Ruleset
+    options: RoomOptions
+    max_players: Annotated[int, Field(ge=1, le=MAX_PLAYERS)]
     status: Literal["lobby", "playing", "finished", "closed"]
     host_id: str | None
     players: list[PlayerOut]
@@ -196,10 +252,13 @@ class RoomOut(BaseModel):
 
 class EventOut(BaseModel):
     version: int
-    type: str
-    player_id: str | None
+    type: str = Field(
+        description="player_joined, player_left, room_closed, game_started, turn_started, kept, rolled, scored, "
+        "game_finished (docs/api.md gives each one's data)"
+    )
+    player_id: str | None = Field(description="who caused it; null for game_finished and room_closed")
     data: dict[str, Any]
-    at: str
+    at: str = Field(json_schema_extra={"format": "date-time"}, examples=["2026-11-29T12:30:32.955360Z"])
 
 
 class Created(BaseModel):
@@ -232,12 +291,12 @@ class BoxOut(BaseModel):
 
 
 class OptionOut(BaseModel):
-    default: Any
-    choices: list[Any]
+    default: str | bool
+    choices: list[str | bool]
 
 
 class RulesetOut(BaseModel):
-    name: str
+    name: Ruleset
     label: str
     rounds: int
     boxes: list[BoxOut]
@@ -246,6 +305,16 @@ class RulesetOut(BaseModel):
 
 class BotOut(BaseModel):
     player: PlayerOut
+
+
+class KeepBest(BaseModel):
+    type: Literal["keep"]
+    dice: list[Position] = Field(description="positions to keep, then roll")
+
+
+class ScoreBest(BaseModel):
+    type: Literal["score"]
+    box: str
 
 
 class KeepHint(BaseModel):
@@ -262,6 +331,8 @@ class BoxHint(BaseModel):
 
 class HintOut(BaseModel):
     rolls_left: int
-    best: dict[str, Any] = Field(examples=[{"type": "keep", "dice": [0, 1, 2, 3]}, {"type": "score", "box": "chance"}])
+    best: Annotated[KeepBest | ScoreBest, Field(discriminator="type")] = Field(
+        examples=[{"type": "keep", "dice": [0, 1, 2, 3]}, {"type": "score", "box": "chance"}]
+    )
     keeps: list[KeepHint]
     boxes: list[BoxHint]

@@ -1,0 +1,196 @@
+"""The OpenAPI document is the contract (issue 11, item 11): schemathesis
+sends every operation generated requests against a live server (uvicorn in a
+thread) on SQLite and PostgreSQL, and every answer must conform to the
+document: no server error, a documented status, content type, body and
+headers.
+
+So that the operations are reached with valid data too (not only 404s), a
+few rooms are made before each operation is tested (a lobby, a game being
+played, a solo game), and each generated case is pointed, with some
+probability, at one of them (its code in the path, one of its seats' tokens
+in ``Authorization``, one of its players in ``player_id``); the rest keep
+what schemathesis generated. A third variant runs with the rate limits on
+and small budgets, so that 429 (and its ``Retry-After``) is checked too.
+
+Seeded (the suite's Hypothesis profile is derandomized) and bounded in
+examples; the document the server serves is the one tested.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, settings
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from app.main import create_app
+
+from ..conftest import test_settings
+from ..live import LiveServer, server_in_thread
+
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_schema_conformance,
+    response_headers_conformance,
+]
+EXAMPLES = int(os.environ.get("DICECUP_SCHEMATHESIS_EXAMPLES", "80"))
+"""Per operation and variant: about a minute for the whole file on two cores."""
+
+DOCUMENT = create_app().openapi()
+schema = schemathesis.openapi.from_dict(DOCUMENT)
+
+
+@dataclass
+class Room:
+    code: str
+    tokens: dict[str, str] = field(default_factory=dict)  # player id -> seat token
+
+
+@dataclass
+class World:
+    """Rooms made before an operation is tested; cases are pointed at them."""
+
+    rooms: list[Room] = field(default_factory=list)
+    cases: int = 0
+    statuses: list[int] = field(default_factory=list)
+    headers: dict[str, str] = field(default_factory=dict)
+    """Sent with every request: in the limited variant, an address of the operation's own."""
+
+    def point(self, case: Any) -> None:
+        """Point the ``n``-th case at a room, a seat and a player, in turn
+        (every few cases, and cases without a code, stay as generated)."""
+        n, self.cases = self.cases, self.cases + 1
+        if not self.rooms or "code" not in (case.path_parameters or {}):
+            return
+        n, index = divmod(n, len(self.rooms) + 1)
+        if index == len(self.rooms):
+            return  # as generated: usually no such room
+        room = self.rooms[index]
+        case.path_parameters["code"] = room.code
+        players = list(room.tokens)
+        n, index = divmod(n, len(players) + 1)
+        if "player_id" in case.path_parameters and index < len(players):
+            case.path_parameters["player_id"] = players[index]
+        if case.operation.security:
+            # a seat of this room (most often), another room's, or as generated
+            other = next(iter(self.rooms[n % len(self.rooms)].tokens.values()))
+            tokens = [*room.tokens.values(), *room.tokens.values(), other]
+            index = n % (len(tokens) + 1)
+            if index < len(tokens):
+                case.headers = {**(case.headers or {}), "Authorization": f"Bearer {tokens[index]}"}
+
+    def make(self, http: httpx.Client, headers: dict[str, str]) -> None:
+        self.rooms.clear()
+        self.cases = 0
+        self.statuses.clear()
+        self.headers = headers
+        for ruleset, players, start in [
+            ("yacht", ["Ana"], False),
+            ("yahtzee", ["Ana", "Ben"], True),
+            ("yacht", ["Cy"], True),
+        ]:
+            r = http.post("/api/rooms", json={"ruleset": ruleset, "name": players[0], "max_players": 4})
+            assert r.status_code == 201, r.text
+            room = Room(r.json()["room"]["code"], {r.json()["player"]["id"]: r.json()["token"]})
+            for name in players[1:]:
+                joined = http.post(f"/api/rooms/{room.code}/players", json={"name": name}).json()
+                room.tokens[joined["player"]["id"]] = joined["token"]
+            if start:  # and the first player rolls, so that a hint can be asked for
+                host = next(iter(room.tokens.values()))
+                started = http.post(f"/api/rooms/{room.code}/games", headers={"authorization": f"Bearer {host}"})
+                first = room.tokens[started.json()["game"]["turn"]["player_id"]]
+                http.post(
+                    f"/api/rooms/{room.code}/actions",
+                    json={"type": "roll"},
+                    headers={"authorization": f"Bearer {first}"},
+                )
+            self.rooms.append(room)
+
+
+WORLD = World()
+
+
+VARIANTS = {
+    "sqlite": ("sqlite", {}),
+    "postgres": ("postgres", {}),
+    # Rate limits on, with budgets that testing one operation uses up (so 429s and their Retry-After
+    # are checked too), and each operation's requests from an address of its own (X-Forwarded-For
+    # from a trusted proxy) so each starts with full budgets.
+    "postgres-limited": (
+        "postgres",
+        {
+            "rate_limits": True,
+            "requests_per_minute": 60,
+            "lookup_failures_per_minute": 10,
+            "rooms_per_hour": 6,
+            "actions_per_second": 5,
+            "trusted_proxies": "127.0.0.1",
+        },
+    ),
+}
+ADDRESSES = itertools.count(1)
+
+
+@pytest.fixture(scope="module", params=list(VARIANTS))
+def live(request: pytest.FixtureRequest, strategy_tables: dict) -> Iterator[LiveServer]:
+    """The server; with the strategy tables in place, or hints and /api/ready would be 503."""
+    database, overrides = VARIANTS[request.param]
+    url = str(request.getfixturevalue(f"{database}_database"))
+    SEEN.clear()
+    with server_in_thread(test_settings(url, **overrides)) as server:
+        yield server
+    if overrides.get("rate_limits") and SEEN:
+        # the budgets were met (and each 429's Retry-After checked), and requests got through too
+        assert 429 in SEEN and any(200 <= status < 300 for status in SEEN), SEEN
+
+
+@pytest.fixture
+def world(request: pytest.FixtureRequest, live: LiveServer) -> Iterator[World]:
+    limited = "limited" in request.node.callspec.id
+    n = next(ADDRESSES)
+    headers = {"X-Forwarded-For": f"10.0.{n // 250}.{n % 250 + 1}"} if limited else {}
+    with httpx.Client(base_url=live.http, headers=headers) as http:
+        WORLD.make(http, headers)
+    yield WORLD
+    # Not only refusals were checked: with its rooms to aim at, every operation succeeded at least
+    # once (unless the rate limits refused it first).
+    if WORLD.statuses and not limited:
+        assert any(200 <= status < 300 for status in WORLD.statuses), WORLD.statuses
+    SEEN.update(WORLD.statuses)
+    WORLD.rooms.clear()
+
+
+SEEN: set[int] = set()
+"""The statuses a variant's operations got."""
+
+
+def test_the_served_document_is_the_tested_one(live: LiveServer) -> None:
+    assert httpx.get(f"{live.http}/openapi.json").json() == DOCUMENT
+
+
+@schema.parametrize()
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=list(HealthCheck),
+)
+def test_every_operation_conforms(case: Any, live: LiveServer, world: World) -> None:
+    world.point(case)
+    response = case.call_and_validate(base_url=live.http, headers=world.headers, checks=CHECKS)
+    world.statuses.append(response.status_code)
