@@ -24,6 +24,7 @@ import logging
 import os
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from prometheus_client import (
@@ -227,10 +228,26 @@ class Metrics:
         await self._refresh_rooms()
         if self.registry is not None:
             return generate_latest(self.registry)
+        directory = multiprocess_dir()
+        if directory is not None:
+            forget_dead_workers(directory)
         registry = CollectorRegistry()
         MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
         registry.register(self._rooms_collector)
         return await asyncio.to_thread(generate_latest, registry)
+
+
+def forget_dead_workers(directory: str) -> None:
+    """Drop the live gauges of worker processes that are gone without saying
+    so (a crashed worker that the server replaced): their sockets are closed."""
+    for path in Path(directory).glob("gauge_live*_*.db"):
+        try:
+            pid = int(path.stem.rsplit("_", 1)[1])
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            mark_process_dead(pid, directory)  # type: ignore[no-untyped-call]
+        except (ValueError, PermissionError):  # not a worker's file; a process of another user
+            continue
 
 
 class _RoomsCollector:

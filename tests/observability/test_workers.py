@@ -146,3 +146,26 @@ async def test_two_workers(tmp_path: Path, strategy_tables: dict) -> None:
     assert all(len(r["request_id"]) == 32 for r in requests)
     for token in table.tokens.values():
         assert token not in log.read_text()
+
+
+def test_a_crashed_workers_sockets_leave_the_sum(tmp_path: Path) -> None:
+    """A worker that dies without its shutdown (replaced by the server) keeps
+    its gauge file; the next scrape drops it. Its counters stay: they happened."""
+    script = (
+        "from prometheus_client import Counter, Gauge\n"
+        "Gauge('dicecup_websocket_connections', 'x', multiprocess_mode='livesum').set(3)\n"
+        "Counter('dicecup_actions', 'x').inc(5)\n"
+    )
+    env = {**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(tmp_path)}
+    subprocess.run([sys.executable, "-c", script], env=env, check=True)
+
+    def collected() -> dict[str, float]:
+        registry = CollectorRegistry()
+        MultiProcessCollector(registry, path=str(tmp_path))
+        return {s.name: s.value for family in registry.collect() for s in family.samples}
+
+    assert collected() == {"dicecup_websocket_connections": 3, "dicecup_actions_total": 5}
+    from app.observability.metrics import forget_dead_workers
+
+    forget_dead_workers(str(tmp_path))
+    assert collected() == {"dicecup_actions_total": 5}
