@@ -172,3 +172,10 @@ async def test_request_id_on_a_500(app_settings: Settings, json_log: io.StringIO
     failed = [x for x in lines(json_log) if x.get("request_id") == "trace-500"]
     assert any("RuntimeError: boom" in x.get("exception", "") for x in failed)
     assert any(x["logger"] == "dicecup.http" and x.get("status") == 500 for x in failed)
+
+
+def test_room_sockets_never_pass_the_http_middleware() -> None:
+    """RoomSockets serves a room's socket before the request middleware (which
+    handles HTTP only): a socket's stack holds no layer of it."""
+    layers = [m.cls.__name__ for m in create_app().user_middleware]  # outermost first
+    assert layers.index("RoomSockets") < layers.index("RequestObservability")
