@@ -30,10 +30,12 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
+    allow_header_conformance,
     content_type_conformance,
     response_headers_conformance,
     response_schema_conformance,
     status_code_conformance,
+    unsupported_method,
 )
 
 from app.main import create_app
@@ -46,7 +48,9 @@ CHECKS = [
     status_code_conformance,
     content_type_conformance,
     response_schema_conformance,
-    response_headers_conformance,
+    response_headers_conformance,  # Retry-After on every 429
+    unsupported_method,  # 405 with Allow for methods a path does not have
+    allow_header_conformance,  # and Allow lists exactly the documented ones
 ]
 EXAMPLES = int(os.environ.get("DICECUP_SCHEMATHESIS_EXAMPLES", "80"))
 """Per operation and variant: about a minute for the whole file on two cores."""
