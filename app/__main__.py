@@ -48,8 +48,8 @@ def main(argv: list[str] | None = None) -> None:
             port=args.port or settings.port,
             workers=args.workers,
             log_level=settings.log_level,
-            # per-message deflate costs ~50 KiB per socket and CPU on every push
-            ws_per_message_deflate=False,
+            # per-message deflate costs ~50 KiB per socket and CPU on every push: off unless asked for
+            ws_per_message_deflate=settings.ws_compression,
             # Frames over the message limit are refused by the protocol layer
             # from their header (close 1009), before their payload is read.
             ws_max_size=settings.max_body_bytes,

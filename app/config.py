@@ -53,6 +53,11 @@ class Settings(BaseSettings):
     actions_per_second: int = Field(20, description="per seat, REST and WebSocket together")
     requests_per_minute: int = Field(1200, description="per client IP, every REST request")
     ws_messages_per_second: int = Field(40, description="per socket; a flood past it is closed with 1008")
+    ws_compression: bool = Field(
+        False,
+        description="offer per-message deflate to WebSocket clients (python -m app serve): fewer bytes, "
+        "more CPU and ~50 KiB more memory per socket (bench/README.md measures both ways)",
+    )
     ws_queue_size: int = Field(256, description="messages a socket may fall behind before it is closed (1013)")
     hello_timeout: float = Field(10.0, description="seconds a new socket has to say hello")
     lookup_failures_per_minute: int = Field(

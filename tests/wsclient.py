@@ -1,32 +1,65 @@
-"""A WebSocket client for the tests, speaking the protocol of API.md."""
+"""A WebSocket client for the tests, speaking the protocol of docs/api.md.
+
+Every message it sends or receives is checked against the protocol's JSON
+Schema (``GET /api/protocol.json``): the client's against ``ClientMessage``,
+the server's against ``ServerMessageV1`` or ``V2`` as the hello asked. With
+protocol 2 it keeps the room by applying each event's patch (with the
+``jsonpatch`` library, an implementation independent of the server's)."""
 
 import asyncio
 import json
+from functools import cache
 from typing import Any
 
+import jsonpatch
 import websockets
+from jsonschema_rs import Draft202012Validator
 from websockets.asyncio.client import ClientConnection
+
+from app.api.protocol import protocol_document
+
+
+@cache
+def validator(kind: str) -> Draft202012Validator:
+    document = protocol_document()
+    return Draft202012Validator({**document, "anyOf": [{"$ref": f"#/$defs/{kind}"}]})
+
+
+def check(kind: str, message: dict[str, Any]) -> None:
+    errors = list(validator(kind).iter_errors(message))
+    assert not errors, f"{kind} does not hold: {message}\n{errors[0].message}"
 
 
 class Player:
-    def __init__(self, ws: ClientConnection, welcome: dict[str, Any], after: int | None = None) -> None:
+    def __init__(
+        self, ws: ClientConnection, welcome: dict[str, Any], after: int | None = None, protocol: int = 1
+    ) -> None:
         self.ws = ws
         self.welcome = welcome
+        self.protocol = protocol
+        self.room: dict[str, Any] = welcome["room"]  # protocol 2: the room, kept by the patches
         # with `after`, the events after it follow the welcome
         self.base = welcome["room"]["version"] if after is None else after
         self.seen: list[dict[str, Any]] = []  # every event received, in order
         self.other: list[dict[str, Any]] = []  # acks, errors, presence, pongs
 
     @classmethod
-    async def connect(cls, url: str, token: str | None = None, after: int | None = None) -> "Player":
+    async def connect(
+        cls, url: str, token: str | None = None, after: int | None = None, protocol: int | None = None
+    ) -> "Player":
         ws = await websockets.connect(url, max_size=None, compression=None)
         hello: dict[str, Any] = {"type": "hello", "token": token}
         if after is not None:
             hello["after"] = after
+        if protocol is not None:
+            hello["protocol"] = protocol
+        check("ClientMessage", hello)
         await ws.send(json.dumps(hello))
         welcome = json.loads(await asyncio.wait_for(ws.recv(), 5))
         assert welcome["type"] == "welcome", welcome
-        return cls(ws, welcome, after)
+        assert welcome["protocol"] == (protocol or 1)
+        check(f"ServerMessageV{protocol or 1}", welcome)
+        return cls(ws, welcome, after, protocol or 1)
 
     @property
     def version(self) -> int:
@@ -34,6 +67,9 @@ class Player:
 
     async def recv(self, timeout: float = 5.0) -> dict[str, Any]:
         message = json.loads(await asyncio.wait_for(self.ws.recv(), timeout))
+        check(f"ServerMessageV{self.protocol}", message)
+        if message["type"] == "event" and self.protocol == 2:
+            self.room = jsonpatch.apply_patch(self.room, message["patch"])
         (self.seen if message["type"] == "event" else self.other).append(message)
         return message
 
@@ -49,12 +85,15 @@ class Player:
                 if message["type"] == kind and all(message.get(k) == v for k, v in match.items()):
                     return message
 
-    async def send(self, message: dict[str, Any]) -> None:
+    async def send(self, message: dict[str, Any], valid: bool = True) -> None:
+        """Send ``message``, checked against the schema unless the test sends a bad one on purpose."""
+        if valid:
+            check("ClientMessage", message)
         await self.ws.send(json.dumps(message))
 
-    async def act(self, **action: Any) -> dict[str, Any]:
+    async def act(self, valid: bool = True, **action: Any) -> dict[str, Any]:
         """Send an action and wait for its ack or error."""
-        await self.send({"type": "action", "action": action})
+        await self.send({"type": "action", "action": action}, valid)
         async with asyncio.timeout(10):
             while True:
                 message = await self.recv()

@@ -17,6 +17,7 @@ from app.rules import RULESETS
 from . import schemas
 from .body import capped_body, parse, request_body
 from .deps import ServiceDep, SettingsDep, TokenDep
+from .protocol import protocol_document
 from .proxies import client_address
 from .ratelimit import RateLimits
 from .responses import ORJSONResponse
@@ -220,6 +221,15 @@ async def act(code: Code, request: Request, service: ServiceDep, settings: Setti
     action = action_request(parse(ACTION, body))
     outcome = await service.act(code, seat, action)
     return ORJSONResponse({"version": outcome.version, "events": outcome.events, "room": outcome.room})
+
+
+@router.get(
+    "/protocol.json",
+    summary="The WebSocket protocol as a JSON Schema (2020-12): every client and server message, both versions",
+    response_model=dict[str, Any],
+)
+async def protocol_schema() -> Response:
+    return ORJSONResponse(protocol_document())
 
 
 @router.get("/rulesets", summary="The rule sets, their boxes and options", response_model=list[schemas.RulesetOut])

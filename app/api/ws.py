@@ -10,20 +10,22 @@ from typing import Any, NoReturn
 
 import orjson
 from fastapi import WebSocket, WebSocketDisconnect
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.config import Settings
-from app.realtime import CloseCode, Connection, Hub
+from app.realtime import CloseCode, Connection, Hub, messages, patch
 from app.rooms import DomainError, ErrorCode, RoomService, Seat
 from app.rooms.secrets import normalize_code
 
+from .protocol import Hello
 from .proxies import client_address
 from .ratelimit import RateLimits
 from .routes import ACTION, action_request
 
 log = logging.getLogger("dicecup.ws")
 
+HELLO = TypeAdapter(Hello)
 REPLAY_PAGE = 500
 """Events read from the log at a time when a client resumes far behind."""
 FLUSH_BEFORE_CLOSE = 2.0
@@ -34,12 +36,8 @@ class _Closed(Exception):
     """The client went away, or we closed the socket."""
 
 
-def _dump(payload: dict[str, Any]) -> str:
-    return orjson.dumps(payload).decode()
-
-
 def _error(code: str, detail: str, action_id: str | None = None) -> str:
-    return _dump({"type": "error", "id": action_id, "code": ErrorCode(code).value, "detail": detail})
+    return messages.error(ErrorCode(code).value, detail, action_id)
 
 
 async def _close_after_queued(conn: Connection, code: CloseCode, reason: str) -> NoReturn:
@@ -128,13 +126,16 @@ class Session:
         if hello is None or hello["type"] != "hello":
             await self.refuse(CloseCode.BAD_HELLO, "invalid_request", "the first message must be a hello")
             return
-        after = hello.get("after")
-        token = hello.get("token")
-        if (after is not None and (type(after) is not int or after < 0)) or not isinstance(token, str | None):
+        try:
+            parsed = HELLO.validate_python(hello, strict=True)
+        except ValidationError:
             await self.refuse(
-                CloseCode.BAD_HELLO, "invalid_request", "hello takes a token (string or null) and after (int)"
+                CloseCode.BAD_HELLO,
+                "invalid_request",
+                "hello takes a token (string or null), after (an int from 0) and protocol (1 or 2)",
             )
             return
+        token, after = parsed.token, parsed.after
         seat: Seat | None = None
         if token is not None:
             try:
@@ -151,11 +152,13 @@ class Session:
                 f"this room has {self.settings.spectators_per_room} spectators already",
             )
             return
-        await self.serve(seat, after)
+        await self.serve(seat, after, parsed.protocol)
 
-    async def serve(self, seat: Seat | None, after: int | None) -> None:
+    async def serve(self, seat: Seat | None, after: int | None, protocol: int = 1) -> None:
         room_code = self.code
-        conn = Connection(self.socket, room_code, seat.player_id if seat else None, self.settings.ws_queue_size)
+        conn = Connection(
+            self.socket, room_code, seat.player_id if seat else None, self.settings.ws_queue_size, protocol
+        )
         conn.start()
         ready = False
         try:
@@ -167,14 +170,17 @@ class Session:
             you = next((p for p in room["players"] if seat and p["id"] == seat.player_id), None)
             if you is not None:
                 you["connected"] = True  # this very socket; the presence message follows
-            conn.send_now(_dump({"type": "welcome", "you": you, "room": room}))
+            conn.send_now(messages.welcome(protocol, you, room))
             version = room["version"]
+            # (events that came meanwhile may have given it a later room: see Hub)
+            conn.view_version = max(conn.view_version, version)
             if after is not None and after < version:
                 await self.replay(conn, after, version, room)
             while conn.early_overflowed:
                 # Live events came faster than the replay went out and were
                 # dropped: read them from the log too, up to the room as it is now.
                 conn.forget_early()
+                conn.view_version = version  # what the client holds (the dropped events never went out)
                 latest = await self.service.get_room(room_code)
                 await self.replay(conn, version, latest["version"], latest)
                 version = latest["version"]
@@ -212,8 +218,16 @@ class Session:
                     await conn.wait_for_space(low)
                 if conn.close_code is not None or conn.closed.is_set():
                     raise _Closed
-                view = room if event["version"] == upto else None
-                conn.send_now(_dump({"type": "event", "event": event, "room": view}))
+                last = event["version"] == upto
+                if conn.protocol == 1:
+                    conn.send_now(messages.event_v1(event, room if last else None)[0])
+                else:
+                    # The client holds the welcome's room; the replay ends at
+                    # a later room only after dropped live events (see serve).
+                    later = last and conn.view_version < upto
+                    conn.send_now(messages.event_v2(event, patch.replace_all(room) if later else []))
+                    if later:
+                        conn.view_version = upto
                 after = event["version"]
             if not page["more"]:
                 return
@@ -221,7 +235,7 @@ class Session:
     async def handle(self, conn: Connection, seat: Seat | None, message: dict[str, Any]) -> None:
         kind = message["type"]
         if kind == "ping":
-            conn.send('{"type":"pong"}')
+            conn.send(messages.PONG)
         elif kind == "hello":
             await _close_after_queued(conn, CloseCode.BAD_HELLO, "second hello")
         elif kind == "action":
@@ -240,7 +254,7 @@ class Session:
             except DomainError as refused:
                 conn.send(_error(refused.code, refused.detail, action_id))
             else:
-                conn.send(_dump({"type": "ack", "id": action_id, "version": outcome.version}))
+                conn.send(messages.ack(action_id, outcome.version))
         else:
             conn.send(_error("invalid_request", f"unknown message type {kind!r}"))
 

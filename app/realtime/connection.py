@@ -31,11 +31,16 @@ class Connection:
     (while the client's welcome is being read from the database) are held
     and flushed after it, skipping any the welcome already covered."""
 
-    def __init__(self, socket: Socket, code: str, player_id: str | None, queue_size: int = 256) -> None:
+    def __init__(
+        self, socket: Socket, code: str, player_id: str | None, queue_size: int = 256, protocol: int = 1
+    ) -> None:
         self.id = next(_ids)
         self.socket = socket
         self.code = code
         self.player_id = player_id
+        self.protocol = protocol
+        self.view_version = -1
+        """Protocol 2: the version of the room this client holds (-1: unknown)."""
         self.last_version = 0
         self._ready = False
         self._early: list[tuple[int, str]] = []

@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 import orjson
 
+from . import messages, patch
 from .bus import Bus, Message
 from .closecodes import CloseCode
 from .connection import Connection
@@ -51,13 +52,7 @@ class _Room:
     view_version: int = -1
 
 
-def encode_event(event: JSON, room: JSON | None) -> tuple[str, bytes | None]:
-    """An ``event`` message, encoded once for every socket that gets it, and
-    the room in it encoded on its own (the hub keeps it for welcomes)."""
-    if room is None:
-        return orjson.dumps({"type": "event", "event": event, "room": None}).decode(), None
-    encoded = orjson.dumps(room)
-    return (b'{"type":"event","event":' + orjson.dumps(event) + b',"room":' + encoded + b"}").decode(), encoded
+encode_event = messages.event_v1
 
 
 class Hub:
@@ -214,10 +209,12 @@ class Hub:
     def _deliver(self, room: _Room, event: JSON, view: JSON | None) -> None:
         version = event["version"]
         data, encoded = encode_event(event, view)
+        previous, previous_version = room.view, room.view_version
         if view is not None and encoded is not None and view["version"] >= room.view_version:
             room.view, room.view_version = encoded, view["version"]
+        v2 = _PatchedEvent(event, view, previous, previous_version)
         for conn in list(room.conns):
-            conn.push_event(version, data)
+            conn.push_event(version, data if conn.protocol == 1 else v2.for_connection(conn))
         room.delivered = version
         if event["type"] == "player_left":
             # The seat is gone: its sockets lose their identity right after
@@ -280,7 +277,7 @@ class Hub:
         room = self._rooms.get(code)
         if room is None:
             return
-        data = orjson.dumps({"type": "presence", "player_id": player, "connected": connected}).decode()
+        data = messages.presence(player, connected)
         for conn in list(room.conns):
             conn.send(data)
 
@@ -293,3 +290,44 @@ class Hub:
     def socket_count(self) -> int:
         """Sockets this hub serves now, in every room (the metrics' gauge)."""
         return sum(len(room.conns) for room in self._rooms.values())
+
+
+class _PatchedEvent:
+    """Protocol 2's encodings of one event, made once each as sockets need them.
+
+    A socket holds the room at ``conn.view_version``. If that is the room the
+    hub saw last (``previous``), it gets the diff from there to ``view``;
+    if it already holds ``view`` (the action's second event) or the hub has
+    no view for this event (read back from the log), an empty patch; else
+    (right after a welcome the hub did not see) a replacement of the whole
+    room. Either way the socket then holds exactly the room at its version."""
+
+    def __init__(self, event: JSON, view: JSON | None, previous: bytes | None, previous_version: int) -> None:
+        self.event = event
+        self.view = view
+        self.previous = previous
+        self.previous_version = previous_version
+        self._encoded: dict[str, str] = {}
+
+    def _encode(self, kind: str) -> str:
+        data = self._encoded.get(kind)
+        if data is None:
+            if kind == "none" or self.view is None:
+                ops: list[patch.Op] = []
+            elif kind == "diff":
+                assert self.previous is not None
+                ops = patch.diff(orjson.loads(self.previous), self.view)
+            else:
+                ops = patch.replace_all(self.view)
+            data = self._encoded[kind] = messages.event_v2(self.event, ops)
+        return data
+
+    def for_connection(self, conn: Connection) -> str:
+        view = self.view
+        if view is None or conn.view_version == view["version"]:
+            return self._encode("none")
+        holds = conn.view_version
+        conn.view_version = view["version"]
+        if self.previous is not None and holds == self.previous_version >= 0:
+            return self._encode("diff")
+        return self._encode("all")

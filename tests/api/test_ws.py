@@ -133,13 +133,13 @@ async def test_bad_input_gets_an_answer_and_changes_nothing(live, http) -> None:
 
     await mover.ws.send("{not json")
     assert (await mover.until("error"))["code"] == "invalid_request"
-    await mover.send({"type": "dance"})
+    await mover.send({"type": "dance"}, valid=False)
     assert (await mover.until("error"))["code"] == "invalid_request"
-    await mover.send({"no": "type"})
+    await mover.send({"no": "type"}, valid=False)
     assert (await mover.until("error"))["code"] == "invalid_request"
     reply = await mover.act(type="roll", id="early")
     assert reply == {"type": "error", "id": "early", "code": "not_your_turn", "detail": reply["detail"]}
-    reply = await mover.act(type="keep", dice=[7])
+    reply = await mover.act(valid=False, type="keep", dice=[7])
     assert reply["code"] == "invalid_request"
     reply = await watcher.act(type="roll")
     assert reply["code"] == "forbidden"

@@ -1,0 +1,97 @@
+"""RFC 6902 JSON Patches between two room views (protocol 2's ``patch``).
+
+:func:`diff` returns the operations that turn ``old`` into ``new``:
+``replace`` for a changed value, ``add`` and ``remove`` for object members
+that appear or go, and a whole ``replace`` of a list whose length changed.
+Where the operations for an object or a list would take more bytes than
+its new value, the value is replaced whole: a roll changes most of
+``scorable``, and one ``replace`` of it is shorter than a dozen. Paths are
+RFC 6901 pointers (``~`` and ``/`` in keys escaped).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+Op = dict[str, Any]
+
+_OP_OVERHEAD = len(b'{"op":"replace","path":"","value":}')
+
+
+def pointer_token(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def diff(old: Any, new: Any) -> list[Op]:
+    """The operations that turn ``old`` into ``new`` (empty when equal)."""
+    ops: list[Op] = []
+    _diff(old, new, "", ops)
+    return ops
+
+
+def replace_all(new: Any) -> list[Op]:
+    """A patch that replaces the whole document (for a client whose room is unknown)."""
+    return [{"op": "replace", "path": "", "value": new}]
+
+
+def _diff(old: Any, new: Any, path: str, out: list[Op]) -> None:
+    if old == new and type(old) is type(new):
+        return
+    if isinstance(old, dict) and isinstance(new, dict):
+        ops: list[Op] = []
+        for key in old:
+            if key not in new:
+                ops.append({"op": "remove", "path": f"{path}/{pointer_token(key)}"})
+        for key, value in new.items():
+            child = f"{path}/{pointer_token(key)}"
+            if key in old:
+                _diff(old[key], value, child, ops)
+            else:
+                ops.append({"op": "add", "path": child, "value": value})
+        _cheaper(ops, new, path, out)
+    elif isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        ops = []
+        for index, (a, b) in enumerate(zip(old, new, strict=True)):
+            _diff(a, b, f"{path}/{index}", ops)
+        _cheaper(ops, new, path, out)
+    else:
+        out.append({"op": "replace", "path": path, "value": new})
+
+
+def _cheaper(ops: list[Op], new: Any, path: str, out: list[Op]) -> None:
+    """Keep ``ops``, or one ``replace`` of ``new`` at ``path`` where that is shorter."""
+    if len(ops) > 1 and path and len(orjson.dumps(ops)) > len(orjson.dumps(new)) + len(path) + _OP_OVERHEAD:
+        out.append({"op": "replace", "path": path, "value": new})
+    else:
+        out.extend(ops)
+
+
+def apply(document: Any, patch: list[Op]) -> Any:
+    """Apply ``patch`` (the operations :func:`diff` makes) to a copy of ``document``.
+    For the SDK and tests; the server never applies patches."""
+    doc = orjson.loads(orjson.dumps(document))
+    for op in patch:
+        path = op["path"]
+        if path == "":
+            if op["op"] == "remove":
+                raise ValueError("cannot remove the whole document")
+            doc = orjson.loads(orjson.dumps(op["value"]))
+            continue
+        *parents, last = [t.replace("~1", "/").replace("~0", "~") for t in path.split("/")[1:]]
+        target = doc
+        for token in parents:
+            target = target[int(token)] if isinstance(target, list) else target[token]
+        key: Any = int(last) if isinstance(target, list) and last != "-" else last
+        if op["op"] == "remove":
+            del target[key]
+        elif op["op"] == "add" and isinstance(target, list):
+            target.insert(len(target) if key == "-" else key, op["value"])
+        elif op["op"] in ("add", "replace"):
+            if op["op"] == "replace" and (key not in target if isinstance(target, dict) else key >= len(target)):
+                raise ValueError(f"replace of a missing {path!r}")
+            target[key] = op["value"]
+        else:
+            raise ValueError(f"unsupported op {op['op']!r}")
+    return doc
