@@ -33,6 +33,7 @@ import asyncio
 import contextlib
 import json
 import multiprocessing
+import os
 import random
 import re
 import threading
@@ -40,6 +41,7 @@ import time
 from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -349,6 +351,37 @@ def child(conn: Any, config: Config) -> None:
 # The parent's side.
 
 
+def machine_busy_s() -> float:
+    """CPU seconds the whole machine has been busy (not idle, not waiting for I/O)."""
+    ticks = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
+
+
+class ClockCpu:
+    """Cores used while the clock runs: the server, this load generator, the
+    hostile clients' processes, and everything else on the machine (the
+    machine is shared; what others take shows here)."""
+
+    def __init__(self, server: Server, pids: list[int] | None = None) -> None:
+        self.server, self.pids = server, pids or []
+        self.start = self._now()
+
+    def _now(self) -> tuple[float, ...]:
+        return (
+            time.monotonic(),
+            machine_busy_s(),
+            self.server.cpu_s(),
+            time.process_time(),
+            sum(process_cpu_s(pid) for pid in self.pids),
+        )
+
+    def cores(self) -> dict[str, float]:
+        wall, busy, server, generator, clients = (b - a for a, b in zip(self.start, self._now(), strict=True))
+        out = {"machine": busy, "server": server, "load_generator": generator, "hostile_clients": clients}
+        out["others"] = busy - server - generator - clients
+        return {k: round(v / wall, 2) for k, v in out.items()}
+
+
 class RssSampler:
     """The server's RSS, sampled every ``every`` seconds in a thread."""
 
@@ -393,7 +426,9 @@ def _memory(before: int, peak: int, after: int) -> dict[str, Any]:
 async def quiet(sampler: RssSampler, out: dict[str, Any], settle: float) -> AsyncIterator[None]:
     """The quiet run's ``during``: the server's RSS around the clock, as for the hostile run."""
     since, before = time.monotonic(), sampler.now()
+    cpu = ClockCpu(sampler.server)
     yield
+    out["cores_during_clock"] = cpu.cores()
     peak = sampler.peak(since)
     await asyncio.sleep(settle)
     out["rss_kib"] = _memory(before, peak, sampler.now())
@@ -450,7 +485,9 @@ async def hostile(
         out["at_clock_start"] = await receive(300)
         out["rss_kib_clock_start"] = sampler.now()
         cpu = [process_cpu_s(pid) for pid in pids]
+        cores = ClockCpu(sampler.server, pids)
         yield
+        out["cores_during_clock"] = cores.cores()
         used = [round(process_cpu_s(pid) - c, 2) for pid, c in zip(pids, cpu, strict=True)]
         out["cpu_s_during_clock"] = dict(zip(("watchers", "attackers"), used, strict=True))
         for ours, _ in pipes:

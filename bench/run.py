@@ -308,6 +308,7 @@ def hostile_scenario(args: argparse.Namespace) -> dict[str, Any]:
 
         result["hostile"] = players(2, rate, hostile_clients)
         result["hostile"]["rss_kib"] = attack.pop("rss_kib")
+        result["hostile"]["cores_during_clock"] = attack.pop("cores_during_clock")
         result["hostile_clients"] = attack
         result["rss_kib_end"] = sampler.now()
 
@@ -362,6 +363,8 @@ def print_hostile(result: dict[str, Any]) -> None:
             f"games {r['games_finished']}/{r['games']} finished, anomalies {len(r['anomalies'])}, "
             f"errors {r['errors']}, CPU ms/action {cpu}"
         )
+    for name in ("quiet", "hostile"):
+        print(f"{name}: cores used while the clock ran: {result[name]['cores_during_clock']}")
     h = result["hostile_clients"]
     o = h["outcomes"]
     print(
