@@ -1,1 +1,1 @@
-"""Dicecup: a self-hostable multiplayer dice-game server (Yahtzee and Yacht)."""
+"""Dicecup: a self-hostable multiplayer dice-game server (Yahtzee, Yacht and Scandinavian Yatzy)."""

@@ -32,7 +32,7 @@ from app.strategy import StrategyStore
 from app.web import mount_web
 
 DESCRIPTION = """\
-Dicecup keeps game rooms of Yahtzee and Yacht, checks every roll, keep and
+Dicecup keeps game rooms of Yahtzee, Yacht and Scandinavian Yatzy, checks every roll, keep and
 score against its rules engine, and pushes each turn to connected players.
 Errors are `{"detail", "code"}`; see `docs/api.md` in the project for the
 whole contract, the WebSocket protocol included.

@@ -50,7 +50,7 @@ Box = Annotated[
     str, StringConstraints(min_length=1, max_length=32), _NO_CONTROL, _PATTERN, Field(examples=["full_house"])
 ]
 Position = Annotated[int, Field(ge=0, le=4)]
-Ruleset = Literal["yahtzee", "yacht"]
+Ruleset = Literal["yahtzee", "yacht", "yatzy"]
 
 
 class _Body(BaseModel):
@@ -59,7 +59,7 @@ class _Body(BaseModel):
 
 class CreateOptions(_Body):
     """Options of a new room; those left out take their defaults. ``joker``
-    and ``upper_first`` are Yahtzee's (refused for Yacht)."""
+    and ``upper_first`` are Yahtzee's (refused for Yacht and Yatzy)."""
 
     joker: Literal["forced", "free"] = "forced"
     upper_first: StrictBool = False

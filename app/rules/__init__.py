@@ -1,4 +1,4 @@
-"""The pure rules engine of Dicecup: Yahtzee and Yacht.
+"""The pure rules engine of Dicecup: Yahtzee, Yacht and Scandinavian Yatzy.
 
 Standard library only: no web framework, database, validation library,
 asyncio or I/O. A game is an immutable :class:`GameState`; :func:`new_game`

@@ -9,8 +9,9 @@ from .errors import UnknownRuleset
 from .ruleset import RuleSet, check_dice
 from .yacht import Yacht
 from .yahtzee import Yahtzee
+from .yatzy import Yatzy
 
-RULESETS: Mapping[str, RuleSet] = MappingProxyType({"yahtzee": Yahtzee(), "yacht": Yacht()})
+RULESETS: Mapping[str, RuleSet] = MappingProxyType({"yahtzee": Yahtzee(), "yacht": Yacht(), "yatzy": Yatzy()})
 """Every rule set by name; ``RULESETS[name].boxes`` lists its boxes in scorecard order."""
 
 

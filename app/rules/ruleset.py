@@ -99,6 +99,9 @@ class RuleSet(ABC):
     """The boxes of the upper section (ones to sixes), in face order."""
     option_specs: Mapping[str, OptionSpec] = MappingProxyType({})
     box_labels: Mapping[str, str] = MappingProxyType({})
+    upper_bonus_threshold: int | None = None
+    """The upper total that earns :attr:`upper_bonus_points` (``None``: no upper bonus)."""
+    upper_bonus_points: int = 0
 
     @property
     def rounds(self) -> int:
@@ -144,7 +147,9 @@ class RuleSet(ABC):
         return 0
 
     def upper_bonus(self, upper_total: int) -> int:
-        return 0
+        """The upper bonus a card with this upper total has earned."""
+        threshold = self.upper_bonus_threshold
+        return self.upper_bonus_points if threshold is not None and upper_total >= threshold else 0
 
     def scorable(self, card: Scorecard, dice: Dice, options: Options) -> dict[str, int]:
         """Exactly the boxes that may be filled now, with the points each would get."""

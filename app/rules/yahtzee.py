@@ -68,6 +68,8 @@ class Yahtzee(RuleSet):
     label = "Yahtzee"
     boxes = tuple(box.value for box in Box)
     upper_boxes = tuple(box.value for box in UPPER)
+    upper_bonus_threshold = UPPER_BONUS_THRESHOLD
+    upper_bonus_points = UPPER_BONUS
     option_specs = MappingProxyType(
         {
             "joker": OptionSpec(Joker.FORCED.value, (Joker.FORCED.value, Joker.FREE.value)),
@@ -144,6 +146,3 @@ class Yahtzee(RuleSet):
 
     def bonus(self, card: Scorecard, dice: Dice, options: Options) -> int:
         return YAHTZEE_BONUS if is_yahtzee(dice) and card.boxes[Box.YAHTZEE] == YAHTZEE_POINTS else 0
-
-    def upper_bonus(self, upper_total: int) -> int:
-        return UPPER_BONUS if upper_total >= UPPER_BONUS_THRESHOLD else 0

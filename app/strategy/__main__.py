@@ -13,6 +13,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from app.config import Settings
+from app.rules import RULESETS
 
 from .model import ALL_VARIANTS, Variant
 from .solver import Solver
@@ -23,7 +24,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m app.strategy")
     sub = parser.add_subparsers(dest="command", required=True)
     solve = sub.add_parser("solve", help="compute a strategy table (cached on disk)")
-    solve.add_argument("ruleset", choices=["yahtzee", "yacht", "all"])
+    solve.add_argument("ruleset", choices=[*sorted(RULESETS), "all"])
     solve.add_argument("--joker", choices=["forced", "free"], default="forced")
     solve.add_argument("--upper-first", action="store_true")
     solve.add_argument("--dir", type=Path, help="cache directory (default: DICECUP_STRATEGY_DIR)")

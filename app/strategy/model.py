@@ -20,8 +20,6 @@ from app.rules import Scorecard, get_ruleset
 from .multisets import N_ROLLS, ROLL_COUNTS, ROLL_FACES, YAHTZEE_ROLLS
 
 IntArray = npt.NDArray[np.int64]
-UPPER_BONUS_AT = 63
-UPPER_BONUS = 35
 YAHTZEE_BONUS = 100
 
 
@@ -62,6 +60,7 @@ ALL_VARIANTS = (
     Variant("yahtzee", "forced", True),
     Variant("yahtzee", "free", True),
     Variant("yacht"),
+    Variant("yatzy"),
 )
 
 
@@ -80,8 +79,12 @@ class Model:
         self.lower = [self.bit[box] for box in self.boxes if box not in rules.upper_boxes]
         self.face_bit = {face: bit for bit, face in self.upper}
         self.yahtzee_bit = self.bit.get("yahtzee")
-        self.upper_bonus = variant.ruleset == "yahtzee"
-        self.n_upper = UPPER_BONUS_AT + 1 if self.upper_bonus else 1
+        # The upper bonus, as the rule set declares it: the state tracks the
+        # upper total capped at its threshold.
+        self.upper_bonus = rules.upper_bonus_threshold is not None
+        self.upper_bonus_at = rules.upper_bonus_threshold or 0
+        self.upper_bonus_points = rules.upper_bonus_points
+        self.n_upper = self.upper_bonus_at + 1 if self.upper_bonus else 1
         self.n_flag = 2 if self.yahtzee_bit is not None else 1
         self.joker = variant.joker
         self.upper_first = variant.upper_first
@@ -107,12 +110,12 @@ class Model:
                         self.joker_points[bit, face] = rules.points(scorecard, self.boxes[bit], dice, variant.options)
 
     def canonical_upper(self, mask: IntArray | int, upper: IntArray | int) -> IntArray:
-        """An upper total from which the open upper boxes cannot reach 63 plays
-        exactly like 0: such states share one table entry."""
+        """An upper total from which the open upper boxes cannot reach the
+        bonus threshold (63) plays exactly like 0: such states share one table entry."""
         upper = np.asarray(upper, dtype=np.int64)
         if self.n_upper == 1:
             return upper
-        return np.where(upper + self.max_upper_gain[np.asarray(mask)] >= UPPER_BONUS_AT, upper, 0)
+        return np.where(upper + self.max_upper_gain[np.asarray(mask)] >= self.upper_bonus_at, upper, 0)
 
     def state_index(self, mask: IntArray | int, upper: IntArray | int, flag: IntArray | int) -> IntArray:
         """The flat table index of a state (its upper total made canonical)."""

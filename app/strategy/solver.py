@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import multisets
-from .model import UPPER_BONUS, UPPER_BONUS_AT, YAHTZEE_BONUS, IntArray, Model, Variant
+from .model import YAHTZEE_BONUS, IntArray, Model, Variant
 
 FloatArray = npt.NDArray[np.float64]
 BATCH = 256
@@ -89,7 +89,8 @@ class Solver:
             new_upper = np.minimum(upper[None, :] + adds[:, None], m.n_upper - 1)
             points = np.broadcast_to(adds[:, None], new_upper.shape).astype(np.float64)
             if m.upper_bonus:
-                points = points + UPPER_BONUS * ((upper[None, :] < UPPER_BONUS_AT) & (new_upper >= UPPER_BONUS_AT))
+                at = m.upper_bonus_at
+                points = points + m.upper_bonus_points * ((upper[None, :] < at) & (new_upper >= at))
             value, second = self._after(points, m.state_index(mask | (1 << bit), new_upper, flag), table, seconds)
             value[:, ~open_] = NEG
             upper_candidates[bit] = (value, second)

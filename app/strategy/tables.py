@@ -1,11 +1,14 @@
 """Strategy tables on disk: one ``.npy`` file per variant, named by a digest
-of the code that computes it, so a change to the rules or the solver makes a
-new file instead of reusing a stale one. Computing a missing table takes a
-file lock, so replicas and test processes sharing a directory compute it once."""
+of the code that computes it (the solver's, and its own rule set's module),
+so a change to the rules or the solver makes a new file instead of reusing a
+stale one, while adding or changing another rule set leaves a variant's file
+alone. Computing a missing table takes a file lock, so replicas and test
+processes sharing a directory compute it once."""
 
 from __future__ import annotations
 
 import hashlib
+import inspect
 import os
 import tempfile
 from collections.abc import Callable
@@ -15,6 +18,8 @@ from pathlib import Path
 import numpy as np
 from filelock import FileLock
 
+from app.rules import get_ruleset
+
 from .model import Variant
 from .solver import FloatArray, Solver
 
@@ -23,24 +28,25 @@ _SOURCES = (
     "strategy/model.py",
     "strategy/multisets.py",
     "rules/ruleset.py",
-    "rules/yahtzee.py",
-    "rules/yacht.py",
-    "rules/registry.py",
 )
 
 
 @cache
-def code_digest() -> str:
-    """What the tables depend on: the solver's and the rules' source."""
+def code_digest(ruleset: str) -> str:
+    """What one rule set's tables depend on: the solver's source, the rule
+    set interface's and the rule set's own module."""
     root = Path(__file__).resolve().parents[1]
     digest = hashlib.sha256()
     for name in _SOURCES:
         digest.update((root / name).read_bytes())
+    module = inspect.getsourcefile(type(get_ruleset(ruleset)))
+    assert module is not None
+    digest.update(Path(module).read_bytes())
     return digest.hexdigest()[:12]
 
 
 def table_path(directory: Path, variant: Variant) -> Path:
-    return directory / f"{variant.key}-{code_digest()}.npy"
+    return directory / f"{variant.key}-{code_digest(variant.ruleset)}.npy"
 
 
 def load(directory: Path, variant: Variant) -> FloatArray | None:

@@ -10,7 +10,7 @@ from ..replay import replay
 from ..table import Table, play
 
 
-@pytest.mark.parametrize("ruleset", ["yahtzee", "yacht"])
+@pytest.mark.parametrize("ruleset", ["yahtzee", "yacht", "yatzy"])
 @pytest.mark.parametrize("seats", [1, 2, 4])
 async def test_full_game(client, ruleset: str, seats: int) -> None:
     table = Table(client)
@@ -113,6 +113,9 @@ async def test_rulesets(client) -> None:
     assert sets["yahtzee"]["options"]["joker"] == {"default": "forced", "choices": ["forced", "free"]}
     assert sets["yahtzee"]["boxes"][0] == {"id": "ones", "label": "Aces", "section": "upper"}
     assert sets["yacht"]["boxes"][0] == {"id": "yacht", "label": "Yacht", "section": "lower"}
+    assert sets["yatzy"]["rounds"] == 15 and sets["yatzy"]["label"] == "Yatzy"
+    assert sets["yatzy"]["options"] == {"hints": {"default": True, "choices": [True, False]}}
+    assert sets["yatzy"]["boxes"][7] == {"id": "two_pairs", "label": "Two pairs", "section": "lower"}
 
 
 async def test_openapi_and_docs(client) -> None:

@@ -56,6 +56,30 @@ def yacht_table(dice):
     return row
 
 
+def yatzy_table(dice):
+    # Scandinavian Yatzy, from the multiplicities: a face counts for a pair
+    # if it shows at least twice, for a set if at least three (four) times.
+    dice = list(dice)
+    f = _faces(dice)
+    total = sum(dice)
+    shown = {face: dice.count(face) for face in set(dice)}
+    pairs = sorted((face for face, n in shown.items() if n >= 2), reverse=True)
+    row = {
+        name: face * dice.count(face)
+        for face, name in enumerate(["ones", "twos", "threes", "fours", "fives", "sixes"], start=1)
+    }
+    row["one_pair"] = pairs[0] * 2 if pairs else 0
+    row["two_pairs"] = (pairs[0] + pairs[1]) * 2 if len(pairs) > 1 else 0
+    row["three_of_a_kind"] = max([face * 3 for face, n in shown.items() if n >= 3], default=0)
+    row["four_of_a_kind"] = max([face * 4 for face, n in shown.items() if n >= 4], default=0)
+    row["small_straight"] = 15 if f == "12345" else 0
+    row["large_straight"] = 20 if f == "23456" else 0
+    row["full_house"] = total if sorted(shown.values()) == [2, 3] else 0
+    row["chance"] = total
+    row["yatzy"] = 50 if len(shown) == 1 else 0
+    return row
+
+
 def all_rolls():
     """The 252 distinct rolls of five dice, as sorted tuples."""
     return list(itertools.combinations_with_replacement(range(1, 7), 5))
@@ -65,6 +89,7 @@ def table():
     return {
         "yahtzee": {_faces(r): yahtzee_table(r) for r in all_rolls()},
         "yacht": {_faces(r): yacht_table(r) for r in all_rolls()},
+        "yatzy": {_faces(r): yatzy_table(r) for r in all_rolls()},
     }
 
 

@@ -28,12 +28,13 @@ OPTIONS = {
         {}, optional={"joker": st.sampled_from(["forced", "free"]), "upper_first": st.booleans()}
     ),
     "yacht": st.just({}),
+    "yatzy": st.just({}),
 }
 
 
 @st.composite
 def games(draw):
-    ruleset = draw(st.sampled_from(["yahtzee", "yacht"]))
+    ruleset = draw(st.sampled_from(["yahtzee", "yacht", "yatzy"]))
     players = [f"p{i}" for i in range(draw(st.integers(1, 8)))]
     return ruleset, players, draw(OPTIONS[ruleset]), draw(st.integers(0, 2**32))
 

@@ -13,18 +13,19 @@ from .simulate import play_solo
 
 YAHTZEE = Variant("yahtzee", "forced")
 YACHT = Variant("yacht")
+YATZY = Variant("yatzy")
 
 
 @pytest.fixture(scope="module")
 def advisors(strategy_tables):
-    return {v: Advisor(v, strategy_tables[v]) for v in (YAHTZEE, YACHT)}
+    return {v: Advisor(v, strategy_tables[v]) for v in (YAHTZEE, YACHT, YATZY)}
 
 
 def empty(ruleset: str):
     return card_from(dict.fromkeys(get_ruleset(ruleset).boxes))
 
 
-@pytest.mark.parametrize("variant", [YAHTZEE, YACHT])
+@pytest.mark.parametrize("variant", [YAHTZEE, YACHT, YATZY])
 def test_hints_average_back_to_the_table(advisors, strategy_tables, variant) -> None:
     """Over the 252 first rolls, the best choice's ev averages to the table's value."""
     advisor = advisors[variant]
@@ -82,7 +83,7 @@ def test_decide_equals_the_best_of_full_advice(advisors) -> None:
                 state = apply(state, Score("p", choice.box), dice).state
 
 
-@pytest.mark.parametrize(("variant", "games"), [(YAHTZEE, 2000), (YACHT, 2000)])
+@pytest.mark.parametrize(("variant", "games"), [(YAHTZEE, 2000), (YACHT, 2000), (YATZY, 1000)])
 def test_optimal_bot_scores_what_the_table_expects(advisors, strategy_tables, variant, games) -> None:
     totals = play_solo(advisors[variant], games, seed=11)
     expected = float(strategy_tables[variant][0, 0, 0])

@@ -3,6 +3,7 @@
 import pytest
 
 from app.rules import get_ruleset
+from app.rules.yatzy import Yatzy
 from app.strategy.model import Model, Variant
 from app.strategy.solver import Solver
 
@@ -40,6 +41,10 @@ CASES = [
     ("yahtzee", {"joker": "free"}, card("yahtzee", ["small_straight", "chance"], yahtzee=50)),
     ("yahtzee", {"upper_first": True}, card("yahtzee", ["ones", "chance"], yahtzee=50)),
     ("yahtzee", {"upper_first": True, "joker": "free"}, card("yahtzee", ["threes", "yahtzee"])),
+    ("yatzy", {}, card("yatzy", ["two_pairs"])),
+    ("yatzy", {}, card("yatzy", ["full_house", "one_pair"])),
+    ("yatzy", {}, card("yatzy", ["sixes", "small_straight"], fives=25, fours=20)),  # 45: the 50 bonus in reach
+    ("yatzy", {}, card("yatzy", ["ones", "yatzy"], sixes=30, fives=25, fours=4)),  # 59 + ones
 ]
 
 
@@ -72,3 +77,33 @@ def test_free_joker_yahtzee_reproduces_the_published_optimum(strategy_tables) ->
     """Verhoeff's and Glenn's 254.5896 for solitaire Yahtzee with the free-choice Joker."""
     table = strategy_tables[Variant("yahtzee", "free")]
     assert round(float(table[0, 0, 0]), 4) == 254.5896
+
+
+def test_yatzy_optimum_against_the_published_value(strategy_tables) -> None:
+    """Larsson and Sjöberg, "Optimal Yatzy Strategy" (KTH, 2012), give 248.63
+    for Scandinavian Yatzy. With the rules of app/rules/yatzy.py (two pairs
+    must be two *different* pairs) the optimum is 248.4400; the published
+    figure is the optimum of the rule that also lets four of a kind count as
+    two pairs (next test)."""
+    table = strategy_tables[Variant("yatzy")]
+    assert round(float(table[0, 0, 0]), 4) == 248.4400
+
+
+class _FourOfAKindIsTwoPairs(Yatzy):
+    """Yatzy where four of a kind (exactly four) also scores as two pairs (its four dice)."""
+
+    def score(self, box: str, dice: tuple[int, ...]) -> int:
+        counts = [dice.count(face) for face in range(1, 7)]
+        if box == "two_pairs" and max(counts) == 4:
+            return 4 * (counts.index(4) + 1)
+        return super().score(box, dice)
+
+
+def test_the_published_yatzy_optimum_is_reproduced_under_its_two_pairs_rule(monkeypatch) -> None:
+    """248.6399932..., which the thesis gives truncated to two decimals: 248.63."""
+    import app.strategy.model as model
+
+    monkeypatch.setattr(model, "get_ruleset", lambda name: _FourOfAKindIsTwoPairs())
+    value = float(Solver(Variant("yatzy"), workers=1).solve()[0, 0, 0])
+    assert int(value * 100) / 100 == 248.63
+    assert value == pytest.approx(248.64, abs=1e-4)

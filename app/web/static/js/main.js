@@ -56,6 +56,8 @@ function ask(question, yes, no) {
 }
 
 const ruleset = () => S.rulesets[S.room.ruleset];
+// The rule sets whose upper section earns a bonus at 63 (Yahtzee 35, Yatzy 50).
+const UPPER_BONUS_RULESETS = ['yahtzee', 'yatzy'];
 const playerName = (id) => {
   const player = S.room && S.room.players.find((p) => p.id === id);
   return player ? player.name : '?';
@@ -481,12 +483,13 @@ function scorecard(room, game, interactive) {
   const upper = rules.boxes.filter((b) => b.section === 'upper').map((b) => b.id);
   const lower = rules.boxes.filter((b) => b.section === 'lower').map((b) => b.id);
   const yahtzee = room.ruleset === 'yahtzee';
+  const upperBonus = UPPER_BONUS_RULESETS.includes(room.ruleset);
   // Scorecard order: Yacht lists its lower boxes first.
   const sections = rules.boxes[0].section === 'upper' ? ['upper', 'lower'] : ['lower', 'upper'];
   const body = sections
     .map((section) =>
       section === 'upper'
-        ? upper.map(row).join('') + sum(t('card.upper_total'), (c) => c.upper_total) + (yahtzee ? sum(t('card.upper_bonus'), (c) => c.upper_bonus) : '')
+        ? upper.map(row).join('') + sum(t('card.upper_total'), (c) => c.upper_total) + (upperBonus ? sum(t('card.upper_bonus'), (c) => c.upper_bonus) : '')
         : lower.map(row).join('') + sum(t('card.lower_total'), (c) => c.lower_total) + (yahtzee ? sum(t('card.yahtzee_bonus'), (c) => c.yahtzee_bonus) : ''),
     )
     .join('');
@@ -495,7 +498,7 @@ function scorecard(room, game, interactive) {
 }
 
 function upperProgress(room, game) {
-  if (room.ruleset !== 'yahtzee' || !me() || !game.scorecards[me()]) return '';
+  if (!UPPER_BONUS_RULESETS.includes(room.ruleset) || !me() || !game.scorecards[me()]) return '';
   const card = game.scorecards[me()];
   const done = card.upper_bonus > 0;
   const pct = Math.min(100, Math.round((card.upper_total / 63) * 100));
