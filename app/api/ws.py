@@ -14,6 +14,7 @@ from pydantic import TypeAdapter, ValidationError
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.config import Settings
+from app.observability.context import bind_connection, bind_seat
 from app.realtime import CloseCode, Connection, Hub, messages, patch
 from app.rooms import DomainError, ErrorCode, RoomService, Seat
 from app.rooms.secrets import normalize_code
@@ -95,6 +96,7 @@ class Session:
             await self.socket.close(close, detail[:120])
 
     async def run(self) -> None:
+        bind_seat(self.code, None)  # this socket's log lines carry its room (its task's context)
         await self.socket.accept()
         address = client_address(self.socket.scope)
         if not self.limits.open_socket(address):
@@ -159,6 +161,7 @@ class Session:
         conn = Connection(
             self.socket, room_code, seat.player_id if seat else None, self.settings.ws_queue_size, protocol
         )
+        bind_connection(conn.id, room_code, seat.player_id if seat else None)
         conn.start()
         ready = False
         try:
