@@ -1,0 +1,3 @@
+from .play import main
+
+main()

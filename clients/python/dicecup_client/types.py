@@ -1,0 +1,375 @@
+"""The shapes of docs/api.md and ``GET /api/protocol.json`` as TypedDicts.
+
+Rooms arrive as JSON and protocol 2 keeps them by applying JSON Patches, so
+they stay plain dicts: these types describe them for a type checker without
+copying them into objects. Events are a union discriminated by ``type``::
+
+    if event["type"] == "rolled":
+        event["data"]["dice"]  # narrowed to RolledData
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
+
+Ruleset: TypeAlias = Literal["yahtzee", "yacht", "yatzy"]
+BotLevel: TypeAlias = Literal["optimal", "strong", "casual", "greedy"]
+RoomStatus: TypeAlias = Literal["lobby", "playing", "finished", "closed"]
+
+# -- rooms ------------------------------------------------------------------------------------
+
+
+class Player(TypedDict):
+    id: str
+    name: str
+    seat: int | None
+    bot: BotLevel | None
+    connected: bool
+    host: bool
+
+
+class Turn(TypedDict):
+    player_id: str
+    dice: list[int] | None
+    kept: list[bool]
+    rolls_left: int
+    scorable: dict[str, int]
+
+
+class Scorecard(TypedDict):
+    boxes: dict[str, int | None]
+    upper_total: int
+    upper_bonus: int
+    lower_total: int
+    yahtzee_bonus: int
+    total: int
+
+
+class RolloffEntry(TypedDict):
+    player_id: str
+    dice: list[int]
+    total: int
+
+
+class Fairness(TypedDict):
+    commitment: str
+    seed: str | None
+
+
+class Game(TypedDict):
+    number: int
+    status: Literal["playing", "finished"]
+    round: int
+    order: list[str]
+    rolloff: list[list[RolloffEntry]]
+    turn: Turn | None
+    scorecards: dict[str, Scorecard]
+    winners: list[str]
+    fairness: Fairness
+
+
+class GameSummary(TypedDict):
+    number: int
+    totals: dict[str, int]
+    winners: list[str]
+
+
+class RoomOptions(TypedDict):
+    joker: NotRequired[Literal["forced", "free"]]
+    upper_first: NotRequired[bool]
+    hints: bool
+
+
+class Room(TypedDict):
+    code: str
+    ruleset: Ruleset
+    options: RoomOptions
+    max_players: int
+    status: RoomStatus
+    host_id: str | None
+    players: list[Player]
+    version: int
+    game: Game | None
+    games: list[GameSummary]
+    best: dict[str, dict[str, int]]
+
+
+# -- actions ----------------------------------------------------------------------------------
+
+
+class RollAction(TypedDict):
+    type: Literal["roll"]
+    keep: NotRequired[list[int] | None]
+    id: NotRequired[str | None]
+    expected_version: NotRequired[int | None]
+
+
+class KeepAction(TypedDict):
+    type: Literal["keep"]
+    dice: list[int]
+    id: NotRequired[str | None]
+    expected_version: NotRequired[int | None]
+
+
+class ScoreAction(TypedDict):
+    type: Literal["score"]
+    box: str
+    id: NotRequired[str | None]
+    expected_version: NotRequired[int | None]
+
+
+Action: TypeAlias = RollAction | KeepAction | ScoreAction
+
+# -- events -----------------------------------------------------------------------------------
+
+
+class PlayerData(TypedDict):
+    player: Player
+
+
+class RoomClosedData(TypedDict):
+    reason: Literal["no_players"]
+
+
+class GameStartedData(TypedDict):
+    number: int
+    order: list[str]
+    rolloff: list[list[RolloffEntry]]
+    commitment: str
+
+
+class TurnStartedData(TypedDict):
+    player_id: str
+    round: int
+
+
+class KeptData(TypedDict):
+    kept: list[bool]
+
+
+class RolledData(TypedDict):
+    dice: list[int]
+    kept: list[bool]
+    rolls_left: int
+
+
+class ScoredData(TypedDict):
+    box: str
+    points: int
+    yahtzee_bonus: int
+    upper_bonus: int
+    total: int
+
+
+class GameFinishedData(TypedDict):
+    totals: dict[str, int]
+    winners: list[str]
+    seed: str
+
+
+class PlayerJoined(TypedDict):
+    version: int
+    type: Literal["player_joined"]
+    player_id: str | None
+    data: PlayerData
+    at: str
+
+
+class PlayerLeft(TypedDict):
+    version: int
+    type: Literal["player_left"]
+    player_id: str | None
+    data: PlayerData
+    at: str
+
+
+class RoomClosed(TypedDict):
+    version: int
+    type: Literal["room_closed"]
+    player_id: str | None
+    data: RoomClosedData
+    at: str
+
+
+class GameStarted(TypedDict):
+    version: int
+    type: Literal["game_started"]
+    player_id: str | None
+    data: GameStartedData
+    at: str
+
+
+class TurnStarted(TypedDict):
+    version: int
+    type: Literal["turn_started"]
+    player_id: str | None
+    data: TurnStartedData
+    at: str
+
+
+class Kept(TypedDict):
+    version: int
+    type: Literal["kept"]
+    player_id: str | None
+    data: KeptData
+    at: str
+
+
+class Rolled(TypedDict):
+    version: int
+    type: Literal["rolled"]
+    player_id: str | None
+    data: RolledData
+    at: str
+
+
+class Scored(TypedDict):
+    version: int
+    type: Literal["scored"]
+    player_id: str | None
+    data: ScoredData
+    at: str
+
+
+class GameFinished(TypedDict):
+    version: int
+    type: Literal["game_finished"]
+    player_id: str | None
+    data: GameFinishedData
+    at: str
+
+
+Event: TypeAlias = (
+    PlayerJoined | PlayerLeft | RoomClosed | GameStarted | TurnStarted | Kept | Rolled | Scored | GameFinished
+)
+EVENT_TYPES = (
+    "player_joined",
+    "player_left",
+    "room_closed",
+    "game_started",
+    "turn_started",
+    "kept",
+    "rolled",
+    "scored",
+    "game_finished",
+)
+
+# -- socket messages (server to client) -------------------------------------------------------
+
+
+PatchOp = TypedDict(
+    "PatchOp",
+    {
+        "op": Literal["add", "remove", "replace", "move", "copy", "test"],
+        "path": str,
+        "value": NotRequired[Any],
+        "from": NotRequired[str],
+    },
+)
+"""One RFC 6902 operation (the server sends ``add``, ``remove`` and ``replace``)."""
+
+
+class Welcome(TypedDict):
+    type: Literal["welcome"]
+    protocol: Literal[1, 2]
+    you: Player | None
+    room: Room
+
+
+class EventMessageV1(TypedDict):
+    type: Literal["event"]
+    event: Event
+    room: Room | None
+
+
+class EventMessageV2(TypedDict):
+    type: Literal["event"]
+    event: Event
+    patch: list[PatchOp]
+
+
+class Presence(TypedDict):
+    type: Literal["presence"]
+    player_id: str
+    connected: bool
+
+
+class Ack(TypedDict):
+    type: Literal["ack"]
+    id: str | None
+    version: int
+
+
+class SocketError(TypedDict):
+    type: Literal["error"]
+    id: str | None
+    code: str
+    detail: str
+
+
+class Pong(TypedDict):
+    type: Literal["pong"]
+
+
+# -- REST answers -----------------------------------------------------------------------------
+
+
+class Created(TypedDict):
+    room: Room
+    player: Player
+    token: str
+
+
+class Joined(TypedDict):
+    player: Player
+    token: str
+
+
+class ActionResult(TypedDict):
+    version: int
+    events: list[Event]
+    room: Room
+
+
+class EventsPage(TypedDict):
+    events: list[Event]
+    version: int
+    more: bool
+
+
+class Box(TypedDict):
+    id: str
+    label: str
+    section: Literal["upper", "lower"]
+
+
+class RulesetOption(TypedDict):
+    default: str | bool
+    choices: list[str | bool]
+
+
+class RulesetInfo(TypedDict):
+    name: Ruleset
+    label: str
+    rounds: int
+    boxes: list[Box]
+    options: dict[str, RulesetOption]
+
+
+class KeepHint(TypedDict):
+    dice: list[int]
+    values: list[int]
+    ev: float
+
+
+class BoxHint(TypedDict):
+    box: str
+    points: int
+    ev: float
+
+
+class Hint(TypedDict):
+    rolls_left: int
+    best: dict[str, Any]
+    keeps: list[KeepHint]
+    boxes: list[BoxHint]
