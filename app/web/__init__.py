@@ -1,5 +1,6 @@
-"""The web client: static HTML, CSS and JavaScript modules, served at ``/``
-and at ``/r/{code}`` (a room's shareable link)."""
+"""The web client: static HTML, CSS and JavaScript modules, served at ``/``,
+at ``/r/{code}`` (a room's shareable link) and at ``/rules/{ruleset}``
+(how to play)."""
 
 from __future__ import annotations
 
@@ -22,4 +23,5 @@ def mount_web(app: FastAPI, static_dir: Path | None = None) -> None:
 
     app.add_api_route("/", page, include_in_schema=False)
     app.add_api_route("/r/{code}", page, include_in_schema=False)
+    app.add_api_route("/rules/{ruleset}", page, include_in_schema=False)  # how to play, client-side
     app.mount("/static", StaticFiles(directory=root), name="static")

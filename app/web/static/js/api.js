@@ -27,7 +27,7 @@ async function request(method, path, { body, token } = {}) {
 const room = (code) => `/api/rooms/${encodeURIComponent(code)}`;
 
 export const api = {
-  rulesets: () => request('GET', '/api/rulesets'),
+  rulesets: (lang) => request('GET', lang ? `/api/rulesets?lang=${encodeURIComponent(lang)}` : '/api/rulesets'),
   createRoom: (body) => request('POST', '/api/rooms', { body }),
   room: (code) => request('GET', room(code)),
   join: (code, name) => request('POST', `${room(code)}/players`, { body: { name } }),

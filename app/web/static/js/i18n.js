@@ -1,52 +1,120 @@
 // Message catalogs: every string a person reads comes from /static/i18n/<lang>.json.
-// Adding a language is one new catalog file and its code in AVAILABLE.
-const AVAILABLE = ['en'];
-let catalog = {};
-let numbers = new Intl.NumberFormat('en');
+// Adding a language is one new catalog file and one line in LANGUAGES (its
+// own name for itself, shown in the language switch). docs/translations.md.
+export const LANGUAGES = {
+  en: 'English',
+  my: 'မြန်မာ',
+  sw: 'Kiswahili',
+  gu: 'ગુજરાતી',
+  ar: 'العربية',
+  mn: 'Монгол',
+};
+const FALLBACK = 'en';
+const STORED = 'dicecup.lang';
 
-export async function loadCatalog() {
-  const asked = new URLSearchParams(location.search).get('lang');
-  const wanted = [asked, ...(navigator.languages || [navigator.language])]
-    .filter(Boolean)
-    .map((tag) => tag.toLowerCase().split('-')[0]);
-  const lang = wanted.find((code) => AVAILABLE.includes(code)) || 'en';
+let catalog = {};
+let english = {};
+let current = FALLBACK;
+let numbers = new Intl.NumberFormat('en');
+let rtl = false;
+
+const supported = (tag) => {
+  const code = String(tag || '').toLowerCase().split(/[-_]/)[0];
+  return Object.prototype.hasOwnProperty.call(LANGUAGES, code) ? code : null;
+};
+
+/** The language to show: ?lang=xx, then the one chosen before, then the browser's languages, then English. */
+export function chooseLanguage() {
+  const asked = supported(new URLSearchParams(location.search).get('lang'));
+  if (asked) return asked;
+  let stored = null;
+  try {
+    stored = supported(localStorage.getItem(STORED));
+  } catch {
+    stored = null;
+  }
+  if (stored) return stored;
+  const browser = (navigator.languages || [navigator.language]).map(supported).find(Boolean);
+  return browser || FALLBACK;
+}
+
+/** The language shown now. */
+export function language() {
+  return current;
+}
+
+/** Remember a language picked in the switch (or by ?lang=) for the next visits. */
+export function remember(lang) {
+  try {
+    localStorage.setItem(STORED, lang);
+  } catch {
+    // private mode: the choice lasts for this page only
+  }
+}
+
+async function fetchCatalog(lang) {
   const response = await fetch(`/static/i18n/${lang}.json`);
-  catalog = await response.json();
-  // Numbers follow the browser's locale, whatever the catalog's language.
-  numbers = new Intl.NumberFormat(navigator.language || lang);
-  document.documentElement.lang = lang;
-  document.documentElement.dir = (catalog._meta && catalog._meta.dir) || 'ltr';
+  if (!response.ok) throw new Error(`catalog ${lang}: ${response.status}`);
+  return response.json();
+}
+
+/** Load the catalog of `lang` (or the chosen one), set <html lang dir>, and fill [data-t] nodes. */
+export async function loadCatalog(lang = chooseLanguage()) {
+  const wanted = supported(lang) || FALLBACK;
+  if (!Object.keys(english).length) english = await fetchCatalog(FALLBACK);
+  catalog = wanted === FALLBACK ? english : await fetchCatalog(wanted).catch(() => english);
+  current = catalog === english ? FALLBACK : wanted;
+  // Latin digits in every language, as the rule books the game was made from
+  // write them (docs/translations.md); grouping and signs follow the language.
+  numbers = new Intl.NumberFormat(`${current}-u-nu-latn`);
+  document.documentElement.lang = current;
+  rtl = Boolean(catalog._meta && catalog._meta.dir === 'rtl');
+  document.documentElement.dir = rtl ? 'rtl' : 'ltr';
   for (const node of document.querySelectorAll('[data-t]')) node.textContent = t(node.dataset.t);
+  for (const node of document.querySelectorAll('[data-t-label]')) node.setAttribute('aria-label', t(node.dataset.tLabel));
+  return current;
 }
 
 export function has(key) {
-  return Object.prototype.hasOwnProperty.call(catalog, key);
+  return Object.prototype.hasOwnProperty.call(catalog, key) || Object.prototype.hasOwnProperty.call(english, key);
 }
 
 export function n(value) {
   return numbers.format(value);
 }
 
-/** The message `key` with `{name}` placeholders filled (numbers formatted for the locale). */
+/** A number with a fixed count of decimals, in the UI's language and digits. */
+export function decimal(value, digits = 1) {
+  return new Intl.NumberFormat(`${current}-u-nu-latn`, { maximumFractionDigits: digits, minimumFractionDigits: digits }).format(value);
+}
+
+/** The message `key` with `{name}` placeholders filled (numbers formatted for the language).
+ * A key missing from a catalog falls back to English (the catalog test keeps that from happening). */
 export function t(key, params = {}) {
-  const text = has(key) ? catalog[key] : key;
+  let text = key;
+  if (Object.prototype.hasOwnProperty.call(catalog, key) && catalog[key]) text = catalog[key];
+  else if (Object.prototype.hasOwnProperty.call(english, key)) text = english[key];
   return text.replace(/\{(\w+)\}/g, (whole, name) => {
     if (!(name in params)) return whole;
     const value = params[name];
-    return typeof value === 'number' ? n(value) : String(value);
+    if (typeof value === 'number') return n(value);
+    // In a right-to-left sentence a name or box in another script is isolated
+    // (FSI ... PDI), so its letters and digits cannot reorder the sentence.
+    return rtl ? `\u2068${value}\u2069` : String(value);
   });
 }
 
-/** A message that depends on a count: `key.one`, `key.few`, ... as the language's plural rules pick. */
+/** A message that depends on a count: `key.zero`, `key.one`, `key.few`, ... as the language's plural rules pick. */
 export function plural(key, count, params = {}) {
-  const rule = new Intl.PluralRules(document.documentElement.lang).select(count);
-  return t(has(`${key}.${rule}`) ? `${key}.${rule}` : `${key}.other`, { ...params, count });
+  const rule = new Intl.PluralRules(current).select(count);
+  const exact = Object.prototype.hasOwnProperty.call(catalog, `${key}.${rule}`);
+  return t(exact ? `${key}.${rule}` : `${key}.other`, { ...params, count });
 }
 
-/** A list of names joined the locale's way ("Ana and Ben"). */
+/** A list of names joined the language's way ("Ana and Ben"). */
 export function list(items) {
   try {
-    return new Intl.ListFormat(document.documentElement.lang, { type: 'conjunction' }).format(items);
+    return new Intl.ListFormat(current, { type: 'conjunction' }).format(items);
   } catch {
     return items.join(', ');
   }

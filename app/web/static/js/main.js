@@ -2,7 +2,9 @@
 // and the room's WebSocket. Every string comes from the message catalog.
 import { api, ApiError, seats } from './api.js';
 import { dieSvg } from './dice.js';
-import { has, list, loadCatalog, n, plural, t } from './i18n.js';
+import { howToPlay } from './howto.js';
+import { decimal, has, language, list, loadCatalog, n, plural, t } from './i18n.js';
+import { LANGUAGE_EVENT, mountLanguageSwitch } from './lang.js';
 import { Live } from './live.js';
 
 const app = document.getElementById('app');
@@ -85,8 +87,14 @@ window.addEventListener('popstate', route);
 
 function route() {
   const match = location.pathname.match(/^\/r\/([A-Za-z0-9]+)\/?$/);
+  const rules = location.pathname.match(/^\/rules\/([a-z]+)\/?$/);
   if (match) openRoom(match[1].toUpperCase());
-  else {
+  else if (rules && S.rulesets[rules[1]]) {
+    closeRoom();
+    statusLine.textContent = '';
+    app.innerHTML = howToPlay(S.rulesets[rules[1]]);
+    document.title = t('howto.title', { ruleset: t(`ruleset.${rules[1]}`) });
+  } else {
     closeRoom();
     renderHome();
   }
@@ -132,7 +140,7 @@ function renderHome() {
     </section>
     <section class="card">
       <h2>${esc(t('rules.title'))}</h2>
-      ${names.map((name) => `<h3>${esc(t(`ruleset.${name}`))}</h3><p>${esc(t(`rules.${name}`))}</p>`).join('')}
+      ${names.map((name) => `<h3>${esc(t(`ruleset.${name}`))}</h3><p>${esc(t(`rules.${name}`))}</p><p><a href="/rules/${name}" data-link>${esc(t('howto.title', { ruleset: t(`ruleset.${name}`) }))}</a></p>`).join('')}
     </section>`;
   const select = document.getElementById('create-ruleset');
   const sync = () => (app.querySelector('.yahtzee-only').hidden = select.value !== 'yahtzee');
@@ -266,6 +274,13 @@ function onEvent(event) {
 function logEvent(event) {
   const name = playerName(event.player_id);
   const d = event.data;
+  const started = d && d.player_id ? playerName(d.player_id) : name;
+  const line = () => logLine(event, name, started);
+  if (logLine(event, name, started)) S.log = [line, ...S.log].slice(0, 40);
+}
+
+function logLine(event, name, started) {
+  const d = event.data;
   let line = null;
   switch (event.type) {
     case 'rolled':
@@ -275,11 +290,13 @@ function logEvent(event) {
       line = plural('log.kept', d.kept.filter(Boolean).length, { name });
       break;
     case 'scored':
-      line = t('log.scored', { name, points: d.points, box: S.room ? boxLabel(d.box) : d.box });
-      if (d.yahtzee_bonus || d.upper_bonus) line += ` · ${t('log.bonus', { name, points: d.yahtzee_bonus + d.upper_bonus })}`;
+      line =
+        d.yahtzee_bonus || d.upper_bonus
+          ? t('log.scored_bonus', { name, points: d.points, box: S.room ? boxLabel(d.box) : d.box, bonus: d.yahtzee_bonus + d.upper_bonus })
+          : t('log.scored', { name, points: d.points, box: S.room ? boxLabel(d.box) : d.box });
       break;
     case 'turn_started':
-      line = t('log.turn', { name: playerName(d.player_id), round: d.round });
+      line = t('log.turn', { name: started, round: d.round });
       break;
     case 'player_joined':
       line = t('log.joined', { name: d.player.name });
@@ -296,7 +313,7 @@ function logEvent(event) {
     default:
       break;
   }
-  if (line) S.log = [line, ...S.log].slice(0, 40);
+  return line;
 }
 
 function renderStatus() {
@@ -318,7 +335,7 @@ function renderRoom() {
   }
   if (S.log.length) {
     parts.push(`<section class="card log" aria-label="${esc(t('game.log'))}"><h2>${esc(t('game.log'))}</h2>
-      <ol>${S.log.slice(0, 8).map((line) => `<li>${esc(line)}</li>`).join('')}</ol></section>`);
+      <ol>${S.log.slice(0, 8).map((line) => `<li>${esc(line())}</li>`).join('')}</ol></section>`);
   }
   app.innerHTML = parts.join('');
   app.dataset.status = room.status;
@@ -340,7 +357,8 @@ function roomHeader(room) {
   const link = `${location.origin}/r/${room.code}`;
   return `<section class="card room-head">${resumeOffer(room)}
       <div><h1>${esc(t('room.title', { code: room.code }))}</h1>
-      <p class="muted">${esc(t(`ruleset.${room.ruleset}`))}${room.game ? ` · ${esc(t('game.title', { number: room.game.number }))}` : ''}</p></div>
+      <p class="muted">${esc(t(`ruleset.${room.ruleset}`))}${room.game ? ` · ${esc(t('game.title', { number: room.game.number }))}` : ''}</p>
+      <p><a href="/rules/${esc(room.ruleset)}" target="_blank" rel="noopener" id="rules-link">${esc(t('howto.title', { ruleset: t(`ruleset.${room.ruleset}`) }))}</a></p></div>
       <div class="share"><span class="muted">${esc(t('room.share'))}</span>
         <code id="room-link">${esc(link)}</code>
         <button data-action="copy" id="copy-link">${esc(t('room.copy_link'))}</button></div>
@@ -410,7 +428,7 @@ function diceView(game) {
     .join('');
   let controls = '';
   if (mine) {
-    const label = turn.rolls_left ? `${t('game.roll')} · ${plural('game.rolls_left', turn.rolls_left)}` : t('game.no_rolls');
+    const label = turn.rolls_left ? plural('game.roll_button', turn.rolls_left) : t('game.no_rolls');
     const hint = turn.dice ? t('game.pick_box') : t('game.roll_first');
     const hints = S.room.options.hints && turn.dice;
     controls = `<button class="primary big" id="roll" data-action="roll" ${turn.rolls_left && !S.busy ? '' : 'disabled'}>${esc(label)}</button>
@@ -437,7 +455,7 @@ function hintView(hint) {
   ]
     .sort((a, b) => b.ev - a.ev)
     .slice(0, 5);
-  const ev = (value) => new Intl.NumberFormat(document.documentElement.lang, { maximumFractionDigits: 1, minimumFractionDigits: 1 }).format(value);
+  const ev = (value) => decimal(value, 1);
   return `<div class="hint" id="hint-panel" role="status"><p><strong>${esc(line)}</strong></p>
     <ol>${options.map((o) => `<li><span>${esc(o.text)}</span><span class="muted">${esc(t('hint.ev', { ev: ev(o.ev) }))}</span></li>`).join('')}</ol></div>`;
 }
@@ -456,7 +474,7 @@ function rolloffView(game) {
     .join('');
   const open = game.round === 1 && game.turn && game.turn.player_id === game.order[0] && !game.turn.dice;
   return `<details class="card rolloff" id="rolloff" ${open ? 'open' : ''}>
-      <summary>${esc(t('game.rolloff'))}: ${esc(t('game.goes_first', { name: playerName(game.order[0]) }))}</summary>${rounds}</details>`;
+      <summary>${esc(t('game.rolloff_summary', { name: playerName(game.order[0]) }))}</summary>${rounds}</details>`;
 }
 
 function scorecard(room, game, interactive) {
@@ -674,10 +692,19 @@ document.addEventListener('keydown', (event) => {
 
 // ---------------------------------------------------------------- start
 
+function redraw() {
+  mountLanguageSwitch(document.querySelector('.bar'));
+  if (S.room) renderRoom();
+  else route();
+}
+
+document.addEventListener(LANGUAGE_EVENT, redraw);
+
 async function main() {
   await loadCatalog();
+  mountLanguageSwitch(document.querySelector('.bar'));
   try {
-    for (const rules of await api.rulesets()) S.rulesets[rules.name] = rules;
+    for (const rules of await api.rulesets(language())) S.rulesets[rules.name] = rules;
   } catch (error) {
     showError(error);
   }
