@@ -12,6 +12,7 @@ from typing import Any
 
 from fastapi import FastAPI
 
+from app.analysis.service import AnalysisService
 from app.api.cors import Cors
 from app.api.openapi import openapi_document
 from app.api.proxies import TrustedProxies
@@ -65,6 +66,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         service.presence = hub
         # Counts the actions and published events, reads the gauges (app.observability).
         app.state.readiness = attach(metrics, service=service, hub=hub, bus=bus, db=db, strategy=strategy)
+        # Post-game analyses and win chances (app.analysis): started as games end and boxes are scored.
+        analysis = AnalysisService(db, strategy)
+        assert service.publisher is not None
+        service.publisher = analysis.watching(service.publisher)
+        app.state.analysis = analysis
         app.state.settings = config
         app.state.db = db
         app.state.service = service
@@ -92,6 +98,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             await metrics.close()
             await scheduler.close()
+            await analysis.close()
             await hub.close()
             await strategy.close()
             await db.dispose()

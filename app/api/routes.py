@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
 from pydantic import TypeAdapter
 
+from app.analysis.service import AnalysisService
 from app.rooms import ActionRequest, DomainError
 from app.rooms.hints import hint
 from app.rooms.secrets import possible_player_id
@@ -181,6 +182,30 @@ async def get_hint(code: Code, service: ServiceDep, token: TokenDep) -> Response
 )
 async def get_game(code: Code, number: Annotated[int, Path(ge=1, le=schemas.MAX_INT)], service: ServiceDep) -> Response:
     return ORJSONResponse(await service.get_game(code, number))
+
+
+@router.get(
+    "/rooms/{code}/games/{number}/analysis",
+    summary="Post-game analysis: every decision against optimal play (a finished game)",
+    response_model=schemas.AnalysisOut,
+    responses=_errors(404, 409, 503),
+)
+async def get_analysis(
+    code: Code, number: Annotated[int, Path(ge=1, le=schemas.MAX_INT)], request: Request
+) -> Response:
+    analysis: AnalysisService = request.app.state.analysis
+    return ORJSONResponse(await analysis.analysis(code, number))
+
+
+@router.get(
+    "/rooms/{code}/chances",
+    summary="Each player's chance of winning the current game",
+    response_model=schemas.ChancesOut,
+    responses=_errors(404, 409, 503),
+)
+async def get_chances(code: Code, request: Request) -> Response:
+    analysis: AnalysisService = request.app.state.analysis
+    return ORJSONResponse(await analysis.chances(code))
 
 
 @router.get(

@@ -336,3 +336,62 @@ class HintOut(BaseModel):
     )
     keeps: list[KeepHint]
     boxes: list[BoxHint]
+
+
+class ChoiceOut(BaseModel):
+    """A keep (the faces kept, then a roll) or a box (with its points)."""
+
+    type: Literal["keep", "score"]
+    values: list[Face] | None = Field(None, description="keep: the faces kept")
+    box: str | None = Field(None, description="score: the box")
+    points: int | None = Field(None, description="score: the box's points")
+
+
+class DecisionOut(BaseModel):
+    player_id: str
+    round: int = Field(description="the player's own turn number, from 1")
+    roll: Annotated[int, Field(ge=1, le=3)] = Field(description="the decision followed this roll of the turn")
+    dice: Dice
+    rolls_left: Annotated[int, Field(ge=0, le=2)]
+    kind: Literal["keep", "score"]
+    choice: ChoiceOut
+    ev: float = Field(description="expected final total after the choice made (optimal play after it)")
+    best: ChoiceOut
+    best_ev: float = Field(description="expected final total after the best choice")
+    loss: float = Field(ge=0, description="best_ev - ev")
+
+
+class SeatAnalysisOut(BaseModel):
+    player_id: str
+    name: str
+    total: int
+    decisions: int
+    optimal_decisions: int
+    accuracy: float = Field(ge=0, le=100, description="percent of decisions that were optimal")
+    total_loss: float = Field(ge=0, description="expected points lost over the game")
+    mean_loss: float = Field(ge=0, description="expected points lost per decision")
+    worst: list[DecisionOut] = Field(description="the (up to) three most costly decisions, with what was best")
+
+
+class AnalysisOut(BaseModel):
+    number: int
+    ruleset: Ruleset
+    optimal_expected: float = Field(description="the optimum's expected total from an empty scorecard")
+    seats: list[SeatAnalysisOut]
+    decisions: list[DecisionOut] = Field(description="every decision, seat by seat, in the order made")
+
+
+class ChancePlayerOut(BaseModel):
+    player_id: str
+    total: int = Field(description="points so far")
+    expected: float = Field(description="expected final total under optimal play from here (exact)")
+    chance: float = Field(ge=0, le=1, description="probability of winning (a shared win counts as a split)")
+
+
+class ChancesOut(BaseModel):
+    number: int = Field(description="the game")
+    version: int = Field(description="the room version they were computed at")
+    status: Literal["playing", "finished"]
+    method: Literal["monte_carlo"]
+    rollouts: int = Field(description="simulated games per player position")
+    players: list[ChancePlayerOut] = Field(description="in play order; the chances add up to 1")

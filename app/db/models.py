@@ -120,3 +120,14 @@ class ActionResult(Base):
     action: Mapped[dict[str, Any]] = mapped_column(Json)
     first_version: Mapped[int] = mapped_column(Integer)
     version: Mapped[int] = mapped_column(Integer)
+
+
+class GameAnalysis(Base):
+    """A finished game's post-game analysis (``app.analysis``): computed once, then served."""
+
+    __tablename__ = "game_analyses"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), unique=True)
+    data: Mapped[dict[str, Any]] = mapped_column(Json)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -1,0 +1,275 @@
+"""Win chances: each player's probability of winning from the current scorecards,
+every player assumed to play solitaire-optimally from here.
+
+Method. A player's final total is their points so far plus the points still
+to come, whose distribution depends only on their turn-start state (filled
+boxes, upper total, Yahtzee flag). That distribution is estimated by Monte
+Carlo: ``rollouts`` games played out from the state by the optimal policy of
+the strategy tables, all of them at once in NumPy (one turn plan for every
+rollout per turn, keeps and boxes chosen by array arithmetic; the rare Joker
+scoring goes through the rules engine). Players' dice are independent and
+solitaire play does not look at the others, so the final totals are
+independent and the chances follow exactly from the per-player distributions:
+P(i wins) = sum over x of P(X_i = x) * E[1/(1+T) ; every other X_j <= x],
+T the number of others also at x (a shared win counts as a split, so the
+chances add up to 1). Estimated distributions are cached per state, so after
+a scored box only the player who scored is simulated again.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import threading
+import zlib
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+
+import numpy as np
+import numpy.typing as npt
+
+from app.rules import Scorecard
+from app.strategy import Advisor, BoxChoice, multisets
+from app.strategy.advisor import TurnPlan
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+ROLLOUTS = 1000
+"""Games simulated per turn-start state (docs/api.md states the resulting error)."""
+CACHE_SIZE = 4096
+BATCH = 128
+
+
+def _transitions() -> FloatArray:
+    """(462, 252): the probability that keeping multiset k and rolling the rest gives roll r."""
+    out = np.zeros((multisets.N_KEEPS, multisets.N_ROLLS))
+    for k, kept in enumerate(multisets.ORDER):
+        free = 5 - sum(kept)
+        for faces in itertools.combinations_with_replacement(range(6), free):
+            counts = list(kept)
+            ways = math.factorial(free)
+            for face in set(faces):
+                ways //= math.factorial(faces.count(face))
+            for face in faces:
+                counts[face] += 1
+            out[k, multisets.INDEX[tuple(counts)]] += ways / 6**free  # type: ignore[index]
+    return out
+
+
+def _sub_keeps() -> IntArray:
+    """(252, 32): each roll's sub-multisets (itself and the empty one included), padded with itself."""
+    out = np.zeros((multisets.N_ROLLS, 32), dtype=np.int64)
+    for r, faces in enumerate(multisets.ROLL_FACES):
+        subs = sorted({c for n in range(6) for c in itertools.combinations(faces, n)})
+        indices = [multisets.keep_index(s) for s in subs]
+        out[r] = indices + [r] * (32 - len(indices))
+    return out
+
+
+CUMULATIVE = np.cumsum(_transitions(), axis=1)
+SUB_KEEPS = _sub_keeps()
+
+
+class Rollouts:
+    """Estimated distributions of the points still to come, per turn-start
+    state of one variant (thread-safe: the API computes them in worker threads)."""
+
+    def __init__(self, advisor: Advisor, rollouts: int = ROLLOUTS, cache_size: int = CACHE_SIZE) -> None:
+        self.advisor = advisor
+        self.model = advisor.model
+        self.rollouts = rollouts
+        self.cache_size = cache_size
+        self._cache: OrderedDict[tuple[int, int, int], IntArray] = OrderedDict()
+        self._lock = threading.Lock()
+        self._seed = zlib.crc32(advisor.variant.key.encode())
+
+    def remaining(self, card: Scorecard) -> IntArray:
+        """Points still to come for ``card`` in each rollout (sorted)."""
+        state = self.advisor.state(card)
+        with self._lock:
+            found = self._cache.get(state)
+            if found is not None:
+                self._cache.move_to_end(state)
+                return found
+        samples = np.sort(self.simulate(*state))
+        with self._lock:
+            self._cache[state] = samples
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
+        return samples
+
+    def simulate(self, mask0: int, upper0: int, flag0: int, rollouts: int | None = None) -> IntArray:
+        """Play ``rollouts`` games from one turn-start state by the optimal policy;
+        the points each one scores from there (bonuses included)."""
+        n = rollouts or self.rollouts
+        m = self.model
+        rng = np.random.default_rng([self._seed, mask0, upper0, flag0, n])
+        mask = np.full(n, mask0, dtype=np.int64)
+        upper = np.full(n, upper0, dtype=np.int64)
+        flag = np.full(n, flag0, dtype=np.int64)
+        gained = np.zeros(n, dtype=np.int64)
+        columns = np.arange(n)
+        full = (1 << m.n_boxes) - 1
+        for _ in range(m.n_boxes - int(mask0).bit_count()):
+            # Rollouts in the same state share one column of the turn plan.
+            _, first, column = np.unique(m.state_index(mask, upper, flag), return_index=True, return_inverse=True)
+            keep_values = self._keep_values(mask[first], upper[first], flag[first])
+            roll = _sample(np.full(n, multisets.EMPTY), rng)
+            for rolls_left in (2, 1):
+                subs = SUB_KEEPS[roll]
+                values = keep_values[rolls_left][subs, column.reshape(-1, 1)]
+                roll = _sample(subs[columns, np.argmax(values, axis=1)], rng)
+            points, mask, upper, flag = self._score(roll, mask, upper, flag)
+            gained += points
+        assert (mask == full).all()
+        return gained
+
+    def _keep_values(self, mask: IntArray, upper: IntArray, flag: IntArray) -> dict[int, FloatArray]:
+        """The turn plan's keep values of these states (sorted by mask), a
+        batch at a time as the solver does: a batch stays in the CPU cache and
+        spans few masks, so boxes filled in all of its states are skipped."""
+        out = {rolls: np.empty((multisets.N_KEEPS, mask.size)) for rolls in (1, 2)}
+        for start in range(0, mask.size, BATCH):
+            part = slice(start, start + BATCH)
+            plan = TurnPlan(self.advisor.solver, self.advisor.table, mask[part], upper[part], flag[part])
+            for rolls in (1, 2):
+                out[rolls][:, part] = plan.keep_values[rolls]
+        return out
+
+    def _score(
+        self, roll: IntArray, mask: IntArray, upper: IntArray, flag: IntArray
+    ) -> tuple[IntArray, IntArray, IntArray, IntArray]:
+        """The best box for each rollout's final roll: the points it gains now
+        (bonuses included) and the state after it."""
+        m = self.model
+        n = roll.size
+        table = self.advisor.table.reshape(-1)
+        best_value = np.full(n, -np.inf)
+        best_points = np.zeros(n, dtype=np.int64)
+        best_mask, best_upper, best_flag = mask.copy(), upper.copy(), flag.copy()
+        lower_allowed = np.ones(n, dtype=bool)
+        if m.upper_first:
+            lower_allowed = (mask & m.upper_mask) == m.upper_mask
+        upper_bits = {bit for bit, _ in m.upper}
+        for bit in range(m.n_boxes):
+            legal = (mask >> bit) & 1 == 0
+            if bit not in upper_bits:
+                legal &= lower_allowed
+            if not legal.any():
+                continue
+            points = m.points[bit, roll].astype(np.int64)
+            next_upper, next_flag, gain = upper, flag, points
+            if bit in upper_bits and m.upper_bonus:
+                next_upper = np.minimum(upper + points, m.n_upper - 1)
+                crossed = (upper < m.upper_bonus_at) & (next_upper >= m.upper_bonus_at)
+                gain = points + m.upper_bonus_points * crossed
+            if bit == m.yahtzee_bit:
+                next_flag = np.where(points == 50, 1, flag)
+            next_mask = mask | (1 << bit)
+            value = gain + table[m.state_index(next_mask, next_upper, next_flag)]
+            better = legal & (value > best_value)
+            best_value = np.where(better, value, best_value)
+            best_points = np.where(better, gain, best_points)
+            best_mask = np.where(better, next_mask, best_mask)
+            best_upper = np.where(better, next_upper, best_upper)
+            best_flag = np.where(better, next_flag, best_flag)
+        if m.yahtzee_bit is not None:
+            five = np.isin(roll, multisets.YAHTZEE_ROLLS)
+            best_points = best_points + 100 * (five & (flag == 1))
+            # A Yahtzee with the Yahtzee box filled is a Joker: its legal boxes and
+            # their points are the rules engine's (rare: decided one by one).
+            joker = five & ((mask >> m.yahtzee_bit) & 1 == 1)
+            for i in np.flatnonzero(joker):
+                points, state = self._joker(int(roll[i]), int(mask[i]), int(upper[i]), int(flag[i]))
+                best_points[i] = points
+                best_mask[i], best_upper[i], best_flag[i] = state
+        return best_points, best_mask, best_upper, best_flag
+
+    def _joker(self, roll: int, mask: int, upper: int, flag: int) -> tuple[int, tuple[int, int, int]]:
+        advisor, m = self.advisor, self.model
+        card = _card_of(advisor, mask, upper, flag)
+        dice = multisets.ROLL_FACES[roll]
+        choice = advisor.box_choices(card, dice)[0]
+        assert isinstance(choice, BoxChoice)
+        rules = advisor.rules
+        after = card.with_score(choice.box, choice.points, rules.bonus(card, dice, advisor.options))
+        gain = rules.totals(after).total - rules.totals(card).total
+        state = advisor.state(after)
+        del m
+        return gain, state
+
+
+def _card_of(advisor: Advisor, mask: int, upper: int, flag: int) -> Scorecard:
+    """A scorecard in the turn-start state (mask, upper, flag): filled boxes
+    hold 0 except the upper total (in the first filled upper box) and the
+    Yahtzee box's 50 when the flag is set."""
+    m = advisor.model
+    boxes: dict[str, int | None] = {}
+    rest = upper
+    for box in m.boxes:
+        filled = mask >> m.bit[box] & 1
+        boxes[box] = None if not filled else 0
+    for bit, _ in m.upper:
+        if mask >> bit & 1 and rest:
+            boxes[m.boxes[bit]] = rest
+            rest = 0
+    if m.yahtzee_bit is not None and mask >> m.yahtzee_bit & 1:
+        boxes["yahtzee"] = 50 if flag else 0
+    return Scorecard(MappingProxyType(boxes))
+
+
+def _sample(keeps: IntArray, rng: np.random.Generator) -> IntArray:
+    """For each kept multiset, the roll that rolling the other dice gives."""
+    u = rng.random(keeps.size)
+    rolls: IntArray = np.minimum((CUMULATIVE[keeps] < u[:, None]).sum(axis=1), multisets.N_ROLLS - 1)
+    return rolls
+
+
+def win_chances(totals: Sequence[int], remaining: Sequence[npt.NDArray[np.integer]]) -> list[float]:
+    """Each player's chance of winning, given their points so far and samples
+    (or exact support, equally likely values) of their points still to come;
+    ties split the win. Exact for the distributions given."""
+    players = len(totals)
+    if players == 1:
+        return [1.0]
+    finals = [int(t) + np.asarray(r, dtype=np.int64) for t, r in zip(totals, remaining, strict=True)]
+    size = max(int(f.max()) for f in finals) + 1
+    p = np.zeros((players, size))
+    for i, f in enumerate(finals):
+        p[i] = np.bincount(f, minlength=size) / f.size
+    below = np.cumsum(p, axis=1) - p  # P(X_j < x)
+    chances = []
+    for i in range(players):
+        # coefs[t, x]: probability that exactly t of the others are at x and the rest below x
+        coefs = np.zeros((players, size))
+        coefs[0] = 1.0
+        for j in range(players):
+            if j == i:
+                continue
+            shifted = np.zeros_like(coefs)
+            shifted[1:] = coefs[:-1] * p[j]
+            coefs = coefs * below[j] + shifted
+        share = (coefs / np.arange(1, players + 1)[:, None]).sum(axis=0)
+        chances.append(float((p[i] * share).sum()))
+    return chances
+
+
+def chances_of(
+    rollouts: Rollouts, cards: Mapping[str, Scorecard], order: Sequence[str]
+) -> tuple[dict[str, float], dict[str, float]]:
+    """Each player's win chance and expected final total (exact, from the table)."""
+    advisor = rollouts.advisor
+    rules = advisor.rules
+    table = advisor.table.reshape(-1)
+    totals = [rules.totals(cards[p]).total for p in order]
+    remaining = [rollouts.remaining(cards[p]) for p in order]
+    expected = {}
+    for p, total in zip(order, totals, strict=True):
+        mask, upper, flag = advisor.state(cards[p])
+        full = mask == (1 << advisor.model.n_boxes) - 1
+        later = 0.0 if full else float(table[advisor.model.state_index(mask, upper, flag)])
+        expected[p] = total + later
+    chances = win_chances(totals, remaining)
+    return dict(zip(order, chances, strict=True)), expected

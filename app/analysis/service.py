@@ -1,0 +1,260 @@
+"""Post-game analyses and win chances for the API: reads, storage, caches,
+and the CPU work run off the event loop (``asyncio.to_thread``: the NumPy
+work releases the GIL for most of its time).
+
+The composition root (``app.main``) makes one :class:`AnalysisService` and
+puts :meth:`AnalysisService.watching` between the room service and its
+publisher, so a finished game's analysis starts as the game ends, and the win
+chances of the player who just scored are simulated before anyone asks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+
+from app.db import Database, Event, Game, Player, Room
+from app.db.models import GameAnalysis
+from app.rooms.errors import DomainError
+from app.rooms.service import room_code
+from app.rooms.types import Publisher
+from app.rules import GameState, state_from_dict
+from app.strategy import Advisor, StrategyStore, Variant
+
+from .chances import ROLLOUTS, Rollouts, chances_of
+from .review import review
+
+log = logging.getLogger("dicecup.analysis")
+
+JSON = dict[str, Any]
+_REVIEWED = ("turn_started", "rolled", "scored", "game_finished")
+CHANCES_CACHED = 1024
+"""Rooms whose latest chances are kept (one entry per room, keyed by its version)."""
+
+
+class AnalysisService:
+    def __init__(self, db: Database, strategy: StrategyStore | None) -> None:
+        self.db = db
+        self.strategy = strategy
+        self._reviews: dict[tuple[str, int], asyncio.Future[JSON]] = {}
+        self._rollouts: dict[Variant, Rollouts] = {}
+        self._chances: OrderedDict[str, tuple[tuple[int, int], JSON]] = OrderedDict()
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    # -- post-game analysis -----------------------------------------------------------
+
+    async def analysis(self, code: str, number: int) -> JSON:
+        """Game ``number``'s analysis: stored if it was computed before, else
+        computed now (once, even for concurrent requests) and stored."""
+        code = room_code(code)
+        key = (code, number)
+        running = self._reviews.get(key)
+        if running is not None:
+            return await asyncio.shield(running)
+        future: asyncio.Future[JSON] = asyncio.get_running_loop().create_future()
+        self._reviews[key] = future
+        try:
+            result = await self._analysis(code, number)
+        except BaseException as error:
+            future.set_exception(error)
+            future.exception()  # retrieved: no "never retrieved" warning when nobody else waits
+            raise
+        else:
+            future.set_result(result)
+            return result
+        finally:
+            del self._reviews[key]
+
+    async def _analysis(self, code: str, number: int) -> JSON:
+        async with self.db.read() as session:
+            room = (await session.execute(select(Room).where(Room.code == code))).scalar_one_or_none()
+            if room is None:
+                raise DomainError("room_not_found", f"no room {code!r}")
+            game = (
+                await session.execute(select(Game).where(Game.room_id == room.id, Game.number == number))
+            ).scalar_one_or_none()
+            if game is None:
+                raise DomainError("game_not_found", f"room {room.code} has no game #{number}")
+            if game.status != "finished":
+                raise DomainError("game_in_progress", "the analysis is made once the game is over")
+            stored = (
+                await session.execute(select(GameAnalysis.data).where(GameAnalysis.game_id == game.id))
+            ).scalar_one_or_none()
+            if stored is not None:
+                return dict(stored)
+            state = state_from_dict(game.state)
+            advisor = self._advisor(state)
+            events = await self._game_events(session, room.id, number)
+            names = dict((await session.execute(select(Player.id, Player.name).where(Player.room_id == room.id))).all())
+            game_id = game.id
+        data = await asyncio.to_thread(_review, state, events, advisor, number, names)
+        try:
+            async with self.db.write() as session:
+                session.add(GameAnalysis(game_id=game_id, data=data))
+        except IntegrityError:  # another instance stored it first: theirs is the same
+            async with self.db.read() as session:
+                found = await session.execute(select(GameAnalysis.data).where(GameAnalysis.game_id == game_id))
+                return dict(found.scalar_one())
+        return data
+
+    def _advisor(self, state: GameState) -> Advisor:
+        advisor = None if self.strategy is None else self.strategy.advisor(Variant.of(state.ruleset, state.options))
+        if advisor is None:
+            raise DomainError("strategy_unavailable", "the strategy tables are still being computed")
+        return advisor
+
+    @staticmethod
+    async def _game_events(session: Any, room_id: int, number: int) -> list[JSON]:
+        """The events of game ``number`` (its ``game_started`` up to the next game's)."""
+        starts = (
+            await session.execute(
+                select(Event.version, Event.data)
+                .where(Event.room_id == room_id, Event.type == "game_started")
+                .order_by(Event.version)
+            )
+        ).all()
+        first = next(version for version, data in starts if data.get("number") == number)
+        later = [version for version, _ in starts if version > first]
+        query = (
+            select(Event.type, Event.player_id, Event.data)
+            .where(Event.room_id == room_id, Event.version >= first, Event.type.in_(_REVIEWED))
+            .order_by(Event.version)
+        )
+        if later:
+            query = query.where(Event.version < later[0])
+        rows = (await session.execute(query)).all()
+        return [{"type": kind, "player_id": player, "data": data} for kind, player, data in rows]
+
+    # -- win chances ---------------------------------------------------------------------
+
+    async def chances(self, code: str) -> JSON:
+        """Each player's chance of winning the room's current game (cached per
+        room version; the simulation runs in a worker thread)."""
+        code = room_code(code)
+        async with self.db.read() as session:
+            row = (
+                await session.execute(
+                    select(Room.version, Game.number, Game.state)
+                    .select_from(Room)
+                    .outerjoin(Game, (Game.room_id == Room.id) & (Game.number == Room.game_number))
+                    .where(Room.code == code)
+                )
+            ).first()
+        if row is None:
+            raise DomainError("room_not_found", f"no room {code!r}")
+        version, number, raw = row
+        if raw is None:
+            raise DomainError("game_not_started", "no game has started in this room")
+        cached = self._chances.get(code)
+        if cached is not None and cached[0] == (number, version):
+            return cached[1]
+        state = state_from_dict(raw)
+        advisor = self._advisor(state)
+        rollouts = self._rollouts_of(advisor)
+        data = await asyncio.to_thread(_chances, state, rollouts, number, version)
+        self._chances[code] = ((number, version), data)
+        self._chances.move_to_end(code)
+        while len(self._chances) > CHANCES_CACHED:
+            self._chances.popitem(last=False)
+        return data
+
+    def _rollouts_of(self, advisor: Advisor) -> Rollouts:
+        rollouts = self._rollouts.get(advisor.variant)
+        if rollouts is None or rollouts.advisor is not advisor:
+            rollouts = self._rollouts[advisor.variant] = Rollouts(advisor)
+        return rollouts
+
+    # -- started by events -------------------------------------------------------------
+
+    def watching(self, publisher: Publisher) -> Publisher:
+        """``publisher``, telling this service of each scored box and finished game first."""
+        return _Watching(self, publisher)
+
+    def _seen(self, code: str, events: Sequence[JSON]) -> None:
+        for event in events:
+            if event["type"] == "scored":
+                self._spawn(self._warm(code))
+            elif event["type"] == "game_finished":
+                number = event["data"].get("number")
+                self._spawn(self._finished(code, number))
+
+    def _spawn(self, coroutine: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _warm(self, code: str) -> None:
+        try:
+            await self.chances(code)
+        except DomainError:
+            pass
+        except Exception:
+            log.exception("win chances of room %s failed", code)
+
+    async def _finished(self, code: str, number: int | None) -> None:
+        try:
+            if number is None:
+                async with self.db.read() as session:
+                    found = await session.execute(select(Room.game_number).where(Room.code == code))
+                    number = found.scalar_one()
+            await self.analysis(code, number)
+        except DomainError as refused:
+            log.info("analysis of room %s game %s not made: %s", code, number, refused.code)
+        except Exception:
+            log.exception("analysis of room %s game %s failed", code, number)
+
+    async def close(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+
+class _Watching:
+    def __init__(self, service: AnalysisService, inner: Publisher) -> None:
+        self.service = service
+        self.inner = inner
+
+    async def publish(self, code: str, events: Sequence[JSON], room: JSON) -> None:
+        await self.inner.publish(code, events, room)
+        self.service._seen(code, events)
+
+
+def _review(state: GameState, events: list[JSON], advisor: Advisor, number: int, names: dict[str, str]) -> JSON:
+    data = review(state.ruleset, state.order, events, advisor)
+    for seat in data["seats"]:
+        seat["name"] = names.get(seat["player_id"], "?")
+    return {"number": number, **data}
+
+
+def _chances(state: GameState, rollouts: Rollouts, number: int, version: int) -> JSON:
+    order = list(state.order)
+    if state.finished:
+        totals = {p: rollouts.advisor.rules.totals(card).total for p, card in state.scorecards.items()}
+        best = max(totals.values())
+        winners = [p for p in order if totals[p] == best]
+        chance = {p: (1 / len(winners) if p in winners else 0.0) for p in order}
+        expected = {p: float(totals[p]) for p in order}
+    else:
+        chance, expected = chances_of(rollouts, state.scorecards, order)
+    return {
+        "number": number,
+        "version": version,
+        "status": state.status,
+        "method": "monte_carlo",
+        "rollouts": ROLLOUTS,
+        "players": [
+            {
+                "player_id": p,
+                "total": rollouts.advisor.rules.totals(state.scorecards[p]).total,
+                "expected": round(expected[p], 4),
+                "chance": round(chance[p], 4),
+            }
+            for p in order
+        ],
+    }

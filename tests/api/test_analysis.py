@@ -1,0 +1,103 @@
+"""GET /api/rooms/{code}/games/{n}/analysis and GET /api/rooms/{code}/chances over HTTP."""
+
+import random
+from contextlib import AsyncExitStack
+
+from sqlalchemy import func, select
+
+from app.db.models import GameAnalysis
+
+from ..rooms.test_bots import add_bot, play_with_bots, start_apps, wait_for_turn
+from ..table import Table, choose
+
+
+async def test_analysis_of_a_game_with_an_optimal_bot(database_url, strategy_tables) -> None:
+    async with AsyncExitStack() as stack:
+        (http,) = await start_apps(stack, database_url, 1)
+        table = Table(http)
+        await table.create("yacht", "Ana", max_players=2)
+        bot = await add_bot(table, "optimal")
+        await table.start()
+        url = f"/api/rooms/{table.code}/games/1/analysis"
+        r = await http.get(url)
+        assert (r.status_code, r.json()["code"]) == (409, "game_in_progress")
+
+        chances_url = f"/api/rooms/{table.code}/chances"
+        room = await wait_for_turn(table, table.host)
+        r = await http.get(chances_url)
+        assert r.status_code == 200, r.text
+        chances = r.json()
+        assert chances["version"] <= room["version"] and chances["method"] == "monte_carlo"
+        assert abs(sum(p["chance"] for p in chances["players"]) - 1) < 1e-3
+        assert {p["player_id"] for p in chances["players"]} == {table.host, bot["id"]}
+
+        room = await play_with_bots(table, random.Random(2))
+        assert room["status"] == "finished"
+        r = await http.get(url)
+        assert r.status_code == 200, r.text
+        analysis = r.json()
+        seats = {s["player_id"]: s for s in analysis["seats"]}
+        assert seats[bot["id"]]["total_loss"] == 0 and seats[bot["id"]]["accuracy"] == 100
+        assert seats[bot["id"]]["name"] == "Optimal bot"
+        ana = seats[table.host]
+        # random play: costly mistakes, the worst three listed, worst first
+        assert ana["total_loss"] > 10 and len(ana["worst"]) == 3
+        assert [d["loss"] for d in ana["worst"]] == sorted((d["loss"] for d in ana["worst"]), reverse=True)
+        totals = {p: c["total"] for p, c in room["game"]["scorecards"].items()}
+        assert {p: s["total"] for p, s in seats.items()} == totals
+        assert sum(d["kind"] == "score" for d in analysis["decisions"]) == 2 * 12
+
+        # stored once: the second answer is the stored one
+        assert (await http.get(url)).json() == analysis
+        db = http._transport.app.state.db  # type: ignore[attr-defined]
+        async with db.read() as session:
+            assert (await session.execute(select(func.count()).select_from(GameAnalysis))).scalar_one() >= 1
+
+        r = await http.get(chances_url)
+        finished = r.json()
+        assert finished["status"] == "finished"
+        winners = room["game"]["winners"]
+        for p in finished["players"]:
+            assert p["chance"] == (round(1 / len(winners), 4) if p["player_id"] in winners else 0)
+
+
+async def test_analysis_and_chances_refusals(database_url, strategy_tables) -> None:
+    async with AsyncExitStack() as stack:
+        (http,) = await start_apps(stack, database_url, 1)
+        table = Table(http)
+        await table.create("yatzy", "Ana", max_players=2)
+        r = await http.get(f"/api/rooms/{table.code}/chances")
+        assert (r.status_code, r.json()["code"]) == (409, "game_not_started")
+        r = await http.get(f"/api/rooms/{table.code}/games/1/analysis")
+        assert (r.status_code, r.json()["code"]) == (404, "game_not_found")
+        r = await http.get("/api/rooms/ZZZZZZ/chances")
+        assert (r.status_code, r.json()["code"]) == (404, "room_not_found")
+        r = await http.get(f"/api/rooms/{table.code}/games/0/analysis")
+        assert r.status_code == 422
+
+
+async def test_chances_follow_each_scored_box(database_url, strategy_tables) -> None:
+    async with AsyncExitStack() as stack:
+        (http,) = await start_apps(stack, database_url, 1)
+        table = Table(http)
+        await table.create("yahtzee", "Ana", max_players=3)
+        await table.join("Bo")
+        await table.join("Cy")
+        await table.start()
+        rng = random.Random(5)
+        room = await table.room()
+        seen = 0
+        while room["game"]["round"] <= 2:
+            player = room["game"]["turn"]["player_id"]
+            r = await table.act(player, **choose(room, rng))
+            room = r.json()["room"]
+            if any(e["type"] == "scored" for e in r.json()["events"]):
+                r = await http.get(f"/api/rooms/{table.code}/chances")
+                chances = r.json()
+                assert chances["version"] == room["version"]
+                assert abs(sum(p["chance"] for p in chances["players"]) - 1) < 1e-3
+                for p in chances["players"]:
+                    card = room["game"]["scorecards"][p["player_id"]]
+                    assert p["total"] == card["total"] and p["expected"] >= card["total"]
+                seen += 1
+        assert seen == 6
