@@ -1,0 +1,304 @@
+// The REST API (docs/api.md) and the URLs of a server given by its base URL.
+
+import { isErrorCode } from './codes.js';
+
+/** @typedef {import('./types.js').Room} Room */
+/** @typedef {import('./types.js').Player} Player */
+/** @typedef {import('./types.js').Action} Action */
+/** @typedef {import('./types.js').ActionResult} ActionResult */
+/** @typedef {import('./types.js').CreatedRoom} CreatedRoom */
+/** @typedef {import('./types.js').JoinedRoom} JoinedRoom */
+/** @typedef {import('./types.js').EventsPage} EventsPage */
+/** @typedef {import('./types.js').RoomEvent} RoomEvent */
+/** @typedef {import('./types.js').RulesetInfo} RulesetInfo */
+/** @typedef {import('./types.js').Hint} Hint */
+/** @typedef {import('./types.js').Game} Game */
+/** @typedef {import('./types.js').BotLevel} BotLevel */
+/** @typedef {import('./types.js').Ruleset} Ruleset */
+
+/**
+ * A refusal from the server, over REST or the socket: `code` is one of
+ * {@link import('./codes.js').ErrorCode} (or `http_error` for an answer
+ * without a Dicecup error body).
+ */
+export class DicecupError extends Error {
+  /**
+   * @param {string} code
+   * @param {string} detail
+   * @param {{status?: number, retryAfter?: number, errors?: unknown[], actionId?: string | null}} [more]
+   */
+  constructor(code, detail, more = {}) {
+    super(`${code}: ${detail}`);
+    this.name = 'DicecupError';
+    /** @type {import('./codes.js').ErrorCodeValue | string} */
+    this.code = code;
+    this.detail = detail;
+    /** the HTTP status; undefined for a socket error */
+    this.status = more.status;
+    /** seconds, from Retry-After (429) */
+    this.retryAfter = more.retryAfter;
+    /** a 422's field errors */
+    this.errors = more.errors;
+    /** the action id a socket error answers */
+    this.actionId = more.actionId;
+  }
+
+  /** Whether the code is one the client knows (see ErrorCode). */
+  get known() {
+    return isErrorCode(this.code);
+  }
+}
+
+/**
+ * The server's base URL as an absolute URL ending in '/'. A relative base
+ * ('./' (the default), '/dicecup/') resolves against the page's location in a
+ * browser; in Node it must be absolute ('http://127.0.0.1:8000/').
+ * @param {string | URL} [base]
+ * @returns {URL}
+ */
+export function resolveBase(base = './') {
+  const location = /** @type {{location?: {href: string}}} */ (globalThis).location;
+  const text = String(base) || './';
+  const url = location ? new URL(text, location.href) : new URL(text);
+  url.search = '';
+  url.hash = '';
+  if (!url.pathname.endsWith('/')) url.pathname += '/';
+  return url;
+}
+
+/**
+ * The absolute URL of an API path ('api/rooms', without a leading slash) under `base`.
+ * @param {string | URL} base
+ * @param {string} path
+ * @returns {URL}
+ */
+export function apiUrl(base, path) {
+  return new URL(path.replace(/^\/+/, ''), resolveBase(base));
+}
+
+/**
+ * The room socket's URL: ws:// for an http base, wss:// for https.
+ * @param {string | URL} base
+ * @param {string} code
+ * @returns {string}
+ */
+export function socketUrl(base, code) {
+  const url = apiUrl(base, `api/rooms/${encodeURIComponent(code)}/ws`);
+  if (url.protocol === 'https:') url.protocol = 'wss:';
+  else if (url.protocol === 'http:') url.protocol = 'ws:';
+  return url.href;
+}
+
+/**
+ * @typedef {object} ApiOptions
+ * @property {string | URL} [baseUrl] where the server is ('' or './' in a page the server serves)
+ * @property {typeof globalThis.fetch} [fetch] defaults to globalThis.fetch
+ */
+
+/**
+ * The REST API of one server. Methods that need a seat take its token.
+ */
+export class DicecupApi {
+  /** @param {ApiOptions} [options] */
+  constructor(options = {}) {
+    this.baseUrl = resolveBase(options.baseUrl ?? './');
+    const fetchImpl = options.fetch ?? globalThis.fetch;
+    if (typeof fetchImpl !== 'function') throw new TypeError('no fetch: pass options.fetch');
+    /** @private */
+    this._fetch = fetchImpl;
+  }
+
+  /**
+   * @param {string} path
+   * @returns {string}
+   */
+  url(path) {
+    return apiUrl(this.baseUrl, path).href;
+  }
+
+  /**
+   * One request; the parsed JSON answer (undefined for 204), or a thrown DicecupError.
+   * @param {'GET' | 'POST' | 'DELETE'} method
+   * @param {string} path
+   * @param {{body?: unknown, token?: string | null, query?: Record<string, string | number | undefined>, signal?: AbortSignal}} [options]
+   * @returns {Promise<any>}
+   */
+  async request(method, path, options = {}) {
+    const url = apiUrl(this.baseUrl, path);
+    for (const [key, value] of Object.entries(options.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    }
+    /** @type {Record<string, string>} */
+    const headers = { accept: 'application/json' };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    /** @type {RequestInit} */
+    const init = { method, headers, signal: options.signal };
+    if (options.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      init.body = JSON.stringify(options.body);
+    }
+    const response = await this._fetch(url.href, init);
+    if (response.status === 204) return undefined;
+    const text = await response.text();
+    /** @type {any} */
+    let body;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = undefined;
+    }
+    if (!response.ok) {
+      const retry = response.headers.get('retry-after');
+      const code = body && typeof body.code === 'string' ? body.code : 'http_error';
+      const detail = body && typeof body.detail === 'string' ? body.detail : `HTTP ${response.status}`;
+      throw new DicecupError(code, detail, {
+        status: response.status,
+        retryAfter: retry === null ? undefined : Number(retry),
+        errors: body?.errors,
+      });
+    }
+    return body;
+  }
+
+  /**
+   * @param {string} code
+   * @returns {string}
+   */
+  static room(code) {
+    return `api/rooms/${encodeURIComponent(code)}`;
+  }
+
+  /**
+   * Create a room; the creator is seated as host.
+   * @param {{name: string, ruleset?: Ruleset, max_players?: number, options?: Record<string, unknown>}} body
+   * @returns {Promise<CreatedRoom>}
+   */
+  createRoom(body) {
+    return this.request('POST', 'api/rooms', { body });
+  }
+
+  /**
+   * @param {string} code
+   * @returns {Promise<Room>}
+   */
+  getRoom(code) {
+    return this.request('GET', DicecupApi.room(code));
+  }
+
+  /**
+   * Take a seat (between games).
+   * @param {string} code
+   * @param {string} name
+   * @returns {Promise<JoinedRoom>}
+   */
+  join(code, name) {
+    return this.request('POST', `${DicecupApi.room(code)}/players`, { body: { name } });
+  }
+
+  /**
+   * Leave (your own seat) or remove a player (host); between games.
+   * @param {string} code
+   * @param {string} playerId
+   * @param {string} token
+   * @returns {Promise<void>}
+   */
+  leave(code, playerId, token) {
+    return this.request('DELETE', `${DicecupApi.room(code)}/players/${encodeURIComponent(playerId)}`, { token });
+  }
+
+  /**
+   * Seat a bot (host, between games).
+   * @param {string} code
+   * @param {BotLevel} level
+   * @param {string} token the host's
+   * @returns {Promise<{player: Player}>}
+   */
+  addBot(code, level, token) {
+    return this.request('POST', `${DicecupApi.room(code)}/bots`, { body: { level }, token });
+  }
+
+  /**
+   * Start a game (host, between games); the room with the new game.
+   * @param {string} code
+   * @param {string} token the host's
+   * @returns {Promise<Room>}
+   */
+  start(code, token) {
+    return this.request('POST', `${DicecupApi.room(code)}/games`, { token });
+  }
+
+  /**
+   * Roll, keep or score over REST (RoomConnection.act does it over the socket).
+   * @param {string} code
+   * @param {Action} action
+   * @param {string} token
+   * @returns {Promise<ActionResult>}
+   */
+  act(code, action, token) {
+    return this.request('POST', `${DicecupApi.room(code)}/actions`, { body: action, token });
+  }
+
+  /**
+   * One page of the room's events after `after`.
+   * @param {string} code
+   * @param {{after?: number, limit?: number}} [page]
+   * @returns {Promise<EventsPage>}
+   */
+  events(code, page = {}) {
+    return this.request('GET', `${DicecupApi.room(code)}/events`, { query: { after: page.after, limit: page.limit } });
+  }
+
+  /**
+   * Every event after `after` (all the pages), optionally up to version `upto`.
+   * @param {string} code
+   * @param {number} [after]
+   * @param {number} [upto]
+   * @returns {Promise<RoomEvent[]>}
+   */
+  async allEvents(code, after = 0, upto = Infinity) {
+    /** @type {RoomEvent[]} */
+    const out = [];
+    for (;;) {
+      const page = await this.events(code, { after, limit: 1000 });
+      for (const event of page.events) {
+        if (event.version > upto) return out;
+        out.push(event);
+      }
+      if (!page.more || page.events.length === 0) return out;
+      after = page.events[page.events.length - 1].version;
+    }
+  }
+
+  /**
+   * One game of the room (Game #1, #2, ...).
+   * @param {string} code
+   * @param {number} number
+   * @returns {Promise<Game>}
+   */
+  game(code, number) {
+    return this.request('GET', `${DicecupApi.room(code)}/games/${number}`);
+  }
+
+  /**
+   * The expected final total of every choice, for the seat whose turn it is.
+   * @param {string} code
+   * @param {string} token
+   * @returns {Promise<Hint>}
+   */
+  hint(code, token) {
+    return this.request('GET', `${DicecupApi.room(code)}/hint`, { token });
+  }
+
+  /** @returns {Promise<RulesetInfo[]>} */
+  rulesets() {
+    return this.request('GET', 'api/rulesets');
+  }
+
+  /**
+   * The protocol's JSON Schema (GET /api/protocol.json).
+   * @returns {Promise<Record<string, any>>}
+   */
+  protocol() {
+    return this.request('GET', 'api/protocol.json');
+  }
+}

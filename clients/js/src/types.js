@@ -1,0 +1,179 @@
+// The shapes of the REST API and the room socket (docs/api.md; the socket's
+// JSON Schema is GET /api/protocol.json). Types only: this module exports
+// nothing at runtime.
+
+/**
+ * @typedef {'yahtzee' | 'yacht' | 'yatzy'} Ruleset
+ * @typedef {'optimal' | 'strong' | 'casual' | 'greedy'} BotLevel
+ */
+
+/**
+ * @typedef {object} Player
+ * @property {string} id
+ * @property {string} name
+ * @property {number | null} seat 0-based; null once the player has left
+ * @property {BotLevel | null} bot the bot's level, or null for a person
+ * @property {boolean} connected follows `presence` messages on a socket
+ * @property {boolean} host
+ */
+
+/**
+ * @typedef {object} RoomOptions
+ * @property {boolean} hints
+ * @property {'forced' | 'free'} [joker] Yahtzee only
+ * @property {boolean} [upper_first] Yahtzee only
+ */
+
+/**
+ * @typedef {object} RolloffEntry
+ * @property {string} player_id
+ * @property {number[]} dice
+ * @property {number} total
+ */
+
+/**
+ * @typedef {object} Turn
+ * @property {string} player_id
+ * @property {number[] | null} dice null before the turn's first roll
+ * @property {boolean[]} kept
+ * @property {number} rolls_left
+ * @property {Record<string, number>} scorable the boxes the player may fill now, with their points
+ */
+
+/**
+ * @typedef {object} Scorecard
+ * @property {Record<string, number | null>} boxes
+ * @property {number} upper_total
+ * @property {number} upper_bonus
+ * @property {number} lower_total
+ * @property {number} yahtzee_bonus
+ * @property {number} total
+ */
+
+/**
+ * @typedef {object} Game
+ * @property {number} number
+ * @property {'playing' | 'finished'} status
+ * @property {number} round
+ * @property {string[]} order
+ * @property {RolloffEntry[][]} rolloff
+ * @property {Turn | null} turn
+ * @property {Record<string, Scorecard>} scorecards
+ * @property {string[]} winners
+ * @property {{commitment: string, seed: string | null}} fairness
+ */
+
+/**
+ * @typedef {object} GameSummary
+ * @property {number} number
+ * @property {Record<string, number>} totals
+ * @property {string[]} winners
+ */
+
+/**
+ * @typedef {object} Room
+ * @property {string} code
+ * @property {Ruleset} ruleset
+ * @property {RoomOptions} options
+ * @property {number} max_players
+ * @property {'lobby' | 'playing' | 'finished' | 'closed'} status
+ * @property {string | null} host_id
+ * @property {Player[]} players
+ * @property {number} version the version of the room's latest event
+ * @property {Game | null} game
+ * @property {GameSummary[]} games
+ * @property {Record<string, Record<string, number>>} best
+ */
+
+// -- actions ------------------------------------------------------------------------------
+
+/**
+ * @typedef {object} ActionCommon
+ * @property {string} [id] client id for idempotency (the connection makes one when absent)
+ * @property {number} [expected_version] refused with stale_version unless the room is at it
+ */
+/** @typedef {ActionCommon & {type: 'roll', keep?: number[]}} RollAction */
+/** @typedef {ActionCommon & {type: 'keep', dice: number[]}} KeepAction */
+/** @typedef {ActionCommon & {type: 'score', box: string}} ScoreAction */
+/** @typedef {RollAction | KeepAction | ScoreAction} Action */
+
+// -- events -------------------------------------------------------------------------------
+
+/**
+ * @template {string} T
+ * @template D
+ * @typedef {object} EventOf
+ * @property {number} version consecutive per room, from 1
+ * @property {T} type
+ * @property {string | null} player_id who caused it (null for game_finished)
+ * @property {D} data
+ * @property {string} at ISO-8601 UTC
+ */
+
+/** @typedef {EventOf<'player_joined', {player: Player}>} PlayerJoinedEvent */
+/** @typedef {EventOf<'player_left', {player: Player}>} PlayerLeftEvent */
+/** @typedef {EventOf<'room_closed', {reason: 'no_players'}>} RoomClosedEvent */
+/** @typedef {EventOf<'game_started', {number: number, order: string[], rolloff: RolloffEntry[][], commitment: string}>} GameStartedEvent */
+/** @typedef {EventOf<'turn_started', {player_id: string, round: number}>} TurnStartedEvent */
+/** @typedef {EventOf<'kept', {kept: boolean[]}>} KeptEvent */
+/** @typedef {EventOf<'rolled', {dice: number[], kept: boolean[], rolls_left: number}>} RolledEvent */
+/** @typedef {EventOf<'scored', {box: string, points: number, yahtzee_bonus: number, upper_bonus: number, total: number}>} ScoredEvent */
+/** @typedef {EventOf<'game_finished', {totals: Record<string, number>, winners: string[], seed: string}>} GameFinishedEvent */
+
+/**
+ * @typedef {PlayerJoinedEvent | PlayerLeftEvent | RoomClosedEvent | GameStartedEvent | TurnStartedEvent
+ *   | KeptEvent | RolledEvent | ScoredEvent | GameFinishedEvent} RoomEvent
+ */
+
+// -- socket messages ------------------------------------------------------------------------
+
+/**
+ * @typedef {object} PatchOp One RFC 6902 operation (the server sends add, remove and replace)
+ * @property {'add' | 'remove' | 'replace' | 'move' | 'copy' | 'test'} op
+ * @property {string} path an RFC 6901 pointer; '' is the whole document
+ * @property {unknown} [value]
+ * @property {string} [from]
+ */
+
+/** @typedef {{type: 'hello', token: string | null, after?: number, protocol?: 1 | 2}} HelloMessage */
+/** @typedef {{type: 'action', action: Action}} ActionMessage */
+/** @typedef {{type: 'ping'}} PingMessage */
+/** @typedef {HelloMessage | ActionMessage | PingMessage} ClientMessage */
+
+/** @typedef {{type: 'welcome', protocol: 1 | 2, you: Player | null, room: Room}} WelcomeMessage */
+/** @typedef {{type: 'event', event: RoomEvent, room: Room | null}} EventMessageV1 */
+/** @typedef {{type: 'event', event: RoomEvent, patch: PatchOp[]}} EventMessageV2 */
+/** @typedef {{type: 'presence', player_id: string, connected: boolean}} PresenceMessage */
+/** @typedef {{type: 'ack', id: string | null, version: number}} AckMessage */
+/** @typedef {{type: 'error', id: string | null, code: import('./codes.js').ErrorCodeValue, detail: string}} ErrorMessage */
+/** @typedef {{type: 'pong'}} PongMessage */
+/**
+ * @typedef {WelcomeMessage | EventMessageV1 | EventMessageV2 | PresenceMessage | AckMessage | ErrorMessage
+ *   | PongMessage} ServerMessage
+ */
+
+// -- REST answers ---------------------------------------------------------------------------
+
+/** @typedef {{room: Room, player: Player, token: string}} CreatedRoom */
+/** @typedef {{player: Player, token: string}} JoinedRoom */
+/** @typedef {{version: number, events: RoomEvent[], room: Room}} ActionResult */
+/** @typedef {{events: RoomEvent[], version: number, more: boolean}} EventsPage */
+
+/**
+ * @typedef {object} RulesetInfo
+ * @property {Ruleset} name
+ * @property {string} label
+ * @property {number} rounds
+ * @property {{id: string, label: string, section: string}[]} boxes in scorecard order
+ * @property {Record<string, {default: unknown, choices: unknown[]}>} options
+ */
+
+/**
+ * @typedef {object} Hint
+ * @property {number} rolls_left
+ * @property {{type: 'keep', dice: number[]} | {type: 'score', box: string}} best
+ * @property {{dice: number[], values: number[], ev: number}[]} keeps
+ * @property {{box: string, points: number, ev: number}[]} boxes
+ */
+
+export {};
