@@ -35,6 +35,8 @@ export const api = {
   start: (code, token) => request('POST', `${room(code)}/games`, { token }),
   addBot: (code, level, token) => request('POST', `${room(code)}/bots`, { body: { level }, token }),
   hint: (code, token) => request('GET', `${room(code)}/hint`, { token }),
+  chances: (code) => request('GET', `${room(code)}/chances`),
+  analysis: (code, number) => request('GET', `${room(code)}/games/${number}/analysis`),
   events: (code, after) => request('GET', `${room(code)}/events?after=${after}&limit=1000`),
 };
 

@@ -24,6 +24,9 @@ const S = {
   rolled: new Set(), // positions that just changed, for the roll animation
   busy: false,
   hint: null, // the last hint, shown until the dice change
+  chances: null, // the win chances of the current game (GET /chances), refreshed after each scored box
+  analyses: {}, // post-game analyses by game number (null while loading)
+  review: null, // the game number whose analysis the end screen shows
 };
 
 // ---------------------------------------------------------------- helpers
@@ -182,6 +185,7 @@ async function openRoom(code) {
   }
   connect();
   renderRoom();
+  if (S.room.status === 'playing') fetchChances();
 }
 
 function closeRoom() {
@@ -189,6 +193,9 @@ function closeRoom() {
   S.live = null;
   S.code = null;
   S.room = null;
+  S.chances = null;
+  S.analyses = {};
+  S.review = null;
 }
 
 function connect() {
@@ -204,6 +211,7 @@ function connect() {
     event(event, room, gap) {
       logEvent(event);
       onEvent(event);
+      if (event.type === 'scored' || event.type === 'game_started') fetchChances();
       if (room) applyRoom(room);
       else if (gap || !S.room || event.version > S.room.version) refreshRoom();
     },
@@ -538,6 +546,7 @@ function gameView(room) {
         ${diceView(game)}
         ${upperProgress(room, game)}
       </section>
+      ${chancesView(room)}
       ${rolloffView(game)}
       <section class="card">${playersList(room)}</section>
       </div>
@@ -561,7 +570,8 @@ function endView(room) {
     ? `<h3>${esc(t('end.history'))}</h3><div class="scroll"><table class="history"><thead><tr><th></th>${players.map((p) => `<th scope="col">${esc(p.name)}</th>`).join('')}</tr></thead><tbody>
         ${room.games
           .map(
-            (g) => `<tr><th scope="row">${esc(t('end.game', { number: g.number }))}</th>${players
+            (g) => `<tr><th scope="row">${esc(t('end.game', { number: g.number }))}
+              <button class="quiet small" data-action="review" data-number="${g.number}" id="review-${g.number}">${esc(t('analysis.review'))}</button></th>${players
               .map((p) => `<td class="${g.winners.includes(p.id) ? 'winner' : ''}">${p.id in g.totals ? n(g.totals[p.id]) : '–'}</td>`)
               .join('')}</tr>`,
           )
@@ -576,8 +586,99 @@ function endView(room) {
       <ol class="standings" id="final">${standings}</ol>
       ${scorecard(room, game, false)}
       ${history}
+      ${analysisView(S.review || game.number)}
       <p class="muted small">${esc(t('end.fair', { seed: game.fairness.seed || '' }))}</p>
     </section>`;
+}
+
+// ---------------------------------------------------------------- win chances and analysis
+
+const percent = (value) =>
+  new Intl.NumberFormat(document.documentElement.lang, { style: 'percent', maximumFractionDigits: 0 }).format(value);
+const points1 = (value) =>
+  new Intl.NumberFormat(document.documentElement.lang, { maximumFractionDigits: 1, minimumFractionDigits: 1 }).format(value);
+
+async function fetchChances() {
+  const code = S.code;
+  if (!code || !S.room || S.room.players.length < 2) return;
+  try {
+    const chances = await api.chances(code);
+    if (S.code !== code) return;
+    if (!S.chances || chances.number !== S.chances.number || chances.version >= S.chances.version) S.chances = chances;
+    renderRoom();
+  } catch {
+    // Chances are a nicety: without tables (503) or between games (409) there is no bar.
+  }
+}
+
+function chancesView(room) {
+  const chances = S.chances;
+  if (!chances || !room.game || chances.number !== room.game.number || room.players.length < 2) return '';
+  const segments = chances.players
+    .map((p, i) => {
+      const label = t('chances.player', { name: playerName(p.player_id), percent: percent(p.chance) });
+      return `<span class="segment seat-${i % 8}" style="inline-size: ${(p.chance * 100).toFixed(2)}%" title="${esc(label)}" data-player="${esc(p.player_id)}" data-chance="${p.chance}"></span>`;
+    })
+    .join('');
+  const legend = chances.players
+    .map((p, i) => `<li><span class="swatch seat-${i % 8}"></span>${esc(t('chances.player', { name: playerName(p.player_id), percent: percent(p.chance) }))}</li>`)
+    .join('');
+  return `<section class="card chances" id="chances" aria-label="${esc(t('chances.title'))}">
+      <h2>${esc(t('chances.title'))}</h2>
+      <div class="chance-bar" role="img" aria-label="${esc(chances.players.map((p) => t('chances.player', { name: playerName(p.player_id), percent: percent(p.chance) })).join(', '))}">${segments}</div>
+      <ul class="chance-legend">${legend}</ul>
+      <p class="muted small">${esc(t('chances.method', { rollouts: n(chances.rollouts) }))}</p>
+    </section>`;
+}
+
+async function fetchAnalysis(number) {
+  const code = S.code;
+  if (!code || number in S.analyses) return;
+  S.analyses[number] = null;
+  try {
+    const analysis = await api.analysis(code, number);
+    if (S.code !== code) return;
+    S.analyses[number] = analysis;
+  } catch (error) {
+    S.analyses[number] = { error: error.code || 'generic' };
+  }
+  renderRoom();
+}
+
+function choiceText(choice) {
+  if (choice.type === 'score') return t('hint.score', { points: choice.points, box: boxLabel(choice.box) });
+  return choice.values.length ? t('hint.keep', { dice: choice.values.map(n).join(' ') }) : t('hint.reroll_all');
+}
+
+function analysisView(number) {
+  if (!(number in S.analyses)) {
+    setTimeout(() => fetchAnalysis(number), 0);
+    return '';
+  }
+  const analysis = S.analyses[number];
+  const title = `<h3>${esc(t('analysis.title', { number }))}</h3>`;
+  if (analysis === null) return `<section class="analysis" id="analysis">${title}<p class="muted">${esc(t('analysis.loading'))}</p></section>`;
+  if (analysis.error) return `<section class="analysis" id="analysis">${title}<p class="muted">${esc(t(`error.${analysis.error}`))}</p></section>`;
+  const seats = analysis.seats
+    .map((seat) => {
+      const worst = seat.worst.length
+        ? `<ol class="worst">${seat.worst
+            .map(
+              (d) => `<li><span>${esc(t('analysis.decision', { round: d.round, roll: d.roll, dice: d.dice.map(n).join(' ') }))}</span>
+                <span>${esc(t('analysis.chose', { choice: choiceText(d.choice) }))}</span>
+                <span>${esc(t('analysis.best', { choice: choiceText(d.best) }))}</span>
+                <strong>${esc(t('analysis.cost', { points: points1(d.loss) }))}</strong></li>`,
+            )
+            .join('')}</ol>`
+        : `<p class="muted">${esc(t('analysis.perfect'))}</p>`;
+      return `<li class="seat-analysis" data-player="${esc(seat.player_id)}" data-loss="${seat.total_loss}">
+          <p><strong>${esc(seat.name)}</strong> · ${esc(t('analysis.accuracy', { percent: percent(seat.accuracy / 100) }))}
+            · ${esc(t('analysis.loss', { points: points1(seat.total_loss) }))}</p>${worst}</li>`;
+    })
+    .join('');
+  return `<section class="analysis" id="analysis" data-number="${number}">${title}
+      <p class="muted small">${esc(t('analysis.about', { points: points1(analysis.optimal_expected) }))}</p>
+      <ul class="seats">${seats}</ul></section>`;
 }
 
 // ---------------------------------------------------------------- actions
@@ -633,6 +734,10 @@ async function onClick(event) {
         if (!ok) return;
       }
       await act({ type: 'score', box });
+    } else if (action === 'review') {
+      S.review = Number(target.dataset.number);
+      fetchAnalysis(S.review);
+      renderRoom();
     } else if (action === 'hint') {
       S.hint = await api.hint(S.code, S.seat.token);
       renderRoom();
