@@ -8,12 +8,12 @@ import random
 
 import jsonpatch
 import pytest
+from dicecup_client import Backoff, PatchError, RoomStore, apply_patch
+from dicecup_client.patch import parse_pointer, resolve
 from hypothesis import given
 from hypothesis import strategies as st
 
 from app.realtime.patch import diff
-from dicecup_client import Backoff, PatchError, RoomStore, apply_patch
-from dicecup_client.patch import parse_pointer, resolve
 
 DOC = {"a": {"b": [1, 2, 3], "c/d": 4, "e~f": 5, "": 6}, "list": [{"x": 1}, {"x": 2}], "n": None}
 

@@ -134,8 +134,11 @@ class Terminal:
                     row.append(f"{'-' if value is None else value:>11}")
             self.say(f"  {self.label(box)[:16]:16}" + "".join(row))
         cards = [game["scorecards"][p] for p in order]
-        self.say(f"  {'Upper bonus':16}" + "".join(f"{card['upper_bonus']:>11}" for card in cards))
-        self.say(f"  {'Yahtzee bonus':16}" + "".join(f"{card['yahtzee_bonus']:>11}" for card in cards))
+        ruleset = self.room["ruleset"]
+        if ruleset != "yacht":
+            self.say(f"  {'Upper bonus':16}" + "".join(f"{card['upper_bonus']:>11}" for card in cards))
+        if ruleset == "yahtzee":
+            self.say(f"  {'Yahtzee bonus':16}" + "".join(f"{card['yahtzee_bonus']:>11}" for card in cards))
         self.say(f"  {'Total':16}" + "".join(f"{card['total']:>11}" for card in cards))
 
     def show(self) -> None:

@@ -1,0 +1,347 @@
+"""The Python client (clients/python, ``dicecup_client``) against a live
+server, on SQLite and PostgreSQL: whole games over its connections, drops
+and resumes, an action retried after a reconnect, a bot written with its
+bot API, refusals, and the terminal client driven through piped stdin."""
+
+import asyncio
+import json
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from dicecup_client import (
+    Backoff,
+    Bot,
+    CloseCode,
+    ConnectionStopped,
+    DicecupClient,
+    DicecupError,
+    ErrorCode,
+    GreedyBot,
+    RoomConnection,
+    run_bot,
+)
+
+from bench.loadgen import choose
+
+from ..conftest import test_settings
+from ..live import server_in_thread
+
+FAST = Backoff(initial=0.05, maximum=0.5)
+
+
+@pytest.fixture
+def live(database_url: str):
+    with server_in_thread(test_settings(database_url)) as server:
+        yield server
+
+
+def without_connected(room: dict) -> dict:
+    """A room without the ``connected`` flags (they follow presence, which lags REST)."""
+    out = json.loads(json.dumps(room))
+    for player in out["players"]:
+        player.pop("connected")
+    return out
+
+
+class Recorder:
+    """Every event a connection delivers, through both kinds of subscription."""
+
+    def __init__(self, conn: RoomConnection) -> None:
+        self.conn = conn
+        self.called: list[dict] = []  # by the callback
+        self.iterated: list[dict] = []  # by the async iterator
+        self.rooms: list[dict] = []  # the room with each event
+        conn.subscribe(lambda event, room: (self.called.append(event), self.rooms.append(room)))
+        self.task = asyncio.ensure_future(self._iterate())
+
+    async def _iterate(self) -> None:
+        async for event, _room in self.conn.events():
+            self.iterated.append(event)
+
+    def versions(self) -> list[int]:
+        return [event["version"] for event in self.called]
+
+
+async def play_out(seats: dict[str, RoomConnection], rng: random.Random, on_action=None) -> None:
+    """Random legal actions, each over the connection of the seat whose turn it is."""
+    any_conn = next(iter(seats.values()))
+    actions = 0
+    while True:
+        room = any_conn.room
+        if room["game"]["status"] == "finished":
+            return
+        player = room["game"]["turn"]["player_id"]
+        conn = seats[player]
+        # the seat's own connection may be a step behind the one we read: wait for it
+        await conn.wait_for(lambda r, v=room["version"]: r["version"] >= v, 10)
+        version = await conn.act(choose(conn.room, rng))
+        await any_conn.wait_for(lambda r, v=version: r["version"] >= v, 10)
+        actions += 1
+        if on_action is not None:
+            await on_action(actions)
+
+
+async def check_final(client: DicecupClient, code: str, recorders: list[Recorder], since: int) -> dict:
+    final = await client.get_room(code)
+    logged = [event async for event in client.all_events(code, since)]
+    for recorder in recorders:
+        await recorder.conn.wait_for(lambda r: r["version"] >= final["version"], 10)
+        assert without_connected(recorder.conn.room) == without_connected(final)
+        # every event once, in order, exactly as the log has it
+        assert recorder.called == logged, (recorder.versions(), [e["version"] for e in logged])
+        await asyncio.sleep(0)
+        assert recorder.iterated == logged
+        assert recorder.rooms[-1]["version"] == final["version"]
+    return final
+
+
+async def test_two_clients_play_a_whole_game(live) -> None:
+    """Yahtzee for two, each seat on its own connection (one on protocol 1):
+    each sees every event once, in order, and ends with the room the REST API returns."""
+    async with DicecupClient(live.http) as client:
+        created = await client.create_room("Ana", "yahtzee", max_players=2)
+        code = created["room"]["code"]
+        joined = await client.join(code, "Ben")
+        ana = await client.connect(code, created["token"]).start()
+        ben = await client.connect(code, joined["token"], protocol=1).start()
+        assert ana.you["id"] == created["player"]["id"] and ben.you["id"] == joined["player"]["id"]
+        since = ana.version
+        recorders = [Recorder(ana), Recorder(ben)]
+        started = await client.start(code, created["token"])
+        await ana.wait_for(lambda r: r["version"] >= started["version"], 10)
+        await play_out({ana.you["id"]: ana, ben.you["id"]: ben}, random.Random(5))
+        final = await check_final(client, code, recorders, since)
+        assert final["game"]["status"] == "finished" and final["status"] == "finished"
+        types = [event["type"] for event in recorders[0].called]
+        assert types[:2] == ["game_started", "turn_started"] and types[-1] == "game_finished"
+        assert types.count("scored") == 2 * 13
+        # presence reached the store: both seats are connected
+        assert all(player["connected"] for player in ana.room["players"])
+        assert ana.reconnects == ben.reconnects == 0
+        await ana.close()
+        await ben.close()
+        assert ana.stopped.kind == "closed"
+        assert [e async for e in ana.events()] == []  # a stopped connection's iterator ends at once
+
+
+async def test_dropped_sockets_resume_without_loss(live) -> None:
+    """Mid-game, one seat's socket is closed under the client, later another
+    is cut without a close frame; both resume with ``after`` and miss nothing."""
+    async with DicecupClient(live.http) as client:
+        created = await client.create_room("Ana", "yacht", max_players=3)
+        code = created["room"]["code"]
+        joined = await client.join(code, "Ben")
+        ana = await client.connect(code, created["token"], backoff=FAST).start()
+        ben = await client.connect(code, joined["token"], backoff=FAST).start()
+        watcher = await client.connect(code, None, backoff=FAST).start()  # a spectator
+        assert watcher.you is None
+        since = ana.version
+        recorders = [Recorder(ana), Recorder(ben), Recorder(watcher)]
+        await client.start(code, created["token"])
+
+        async def drop(actions: int) -> None:
+            if actions == 10:
+                await ben.websocket.close()  # a clean close the client did not ask for
+            elif actions == 25:
+                watcher.websocket.transport.abort()  # the network goes: no close frame
+            elif actions == 40:
+                # drop again while the room moves on over REST
+                ben.websocket.transport.abort()
+                for _ in range(3):
+                    room = await client.get_room(code)
+                    if room["game"]["turn"]["player_id"] != created["player"]["id"]:
+                        break
+                    result = await client.act(code, created["token"], choose(room, random.Random(actions)))
+                    await ana.wait_for(lambda r, v=result["version"]: r["version"] >= v, 10)
+
+        await ana.wait_for(lambda r: r["game"] is not None, 10)
+        await play_out({ana.you["id"]: ana, ben.you["id"]: ben}, random.Random(8), on_action=drop)
+        await check_final(client, code, recorders, since)
+        assert ben.reconnects == 2 and watcher.reconnects == 1 and ana.reconnects == 0
+        for conn in (ana, ben, watcher):
+            await conn.close()
+
+
+class LosesAnAck(RoomConnection):
+    """A connection whose socket is cut right after the server applied an
+    action, before the client read its ack (the server's answer is lost)."""
+
+    lose: str | None = None
+
+    def _dispatch(self, message: dict[str, Any]) -> None:
+        if message.get("type") == "ack" and message.get("id") == self.lose:
+            self.lose = None
+            assert self.websocket is not None
+            self.websocket.transport.abort()
+            return
+        super()._dispatch(message)
+
+
+async def test_an_action_retried_after_a_reconnect_is_applied_once(live) -> None:
+    async with DicecupClient(live.http) as client:
+        created = await client.create_room("Ana", "yacht", max_players=1)
+        code, token = created["room"]["code"], created["token"]
+        conn = await LosesAnAck(live.http, code, token, backoff=FAST).start()
+        recorder = Recorder(conn)
+        await client.start(code, token)
+        await conn.wait_for(lambda r: r["game"] is not None and r["game"]["turn"] is not None, 10)
+        conn.lose = "roll-1"
+        version = await conn.act({"type": "roll", "id": "roll-1"})  # sent again after the reconnect
+        assert conn.reconnects == 1 and conn.lose is None
+        rolls = [event for event in recorder.called if event["type"] == "rolled"]
+        assert len(rolls) == 1 and rolls[0]["version"] == version  # the original version, from memory
+        again = await conn.act({"type": "roll", "id": "roll-1"})  # and any later retry
+        assert again == version
+        room = await client.get_room(code)
+        assert room["version"] == version and room["game"]["turn"]["rolls_left"] == 2
+        # the same id with another action is refused, as the server remembers it
+        with pytest.raises(DicecupError) as refused:
+            await conn.act({"type": "keep", "dice": [0], "id": "roll-1"})
+        assert refused.value.code == ErrorCode.ID_REUSED and refused.value.status is None
+        await conn.close()
+
+
+class Cautious(Bot):
+    """A bot written with the bot API (an async decide): roll once, score the best box."""
+
+    def __init__(self) -> None:
+        self.turns = 0
+
+    async def decide(self, room, me):
+        turn = room["game"]["turn"]
+        if turn["dice"] is None:
+            self.turns += 1
+            return {"type": "roll"}
+        return {"type": "score", "box": max(turn["scorable"], key=turn["scorable"].get)}
+
+
+@pytest.mark.parametrize("bot", [GreedyBot, Cautious], ids=["greedy", "custom"])
+async def test_a_bot_plays_a_game_against_a_person(live, bot) -> None:
+    async with DicecupClient(live.http) as client:
+        created = await client.create_room("Ana", "yacht", max_players=2)
+        code, token = created["room"]["code"], created["token"]
+        me = await client.connect(code, token).start()
+        player = bot()
+        playing = asyncio.ensure_future(run_bot(live.http, code, "Robo", player, leave=True))
+        room = await me.wait_for(lambda r: len(r["players"]) == 2, 10)
+        robo = next(p["id"] for p in room["players"] if p["name"] == "Robo")
+        await client.start(code, token)
+        await me.wait_for(lambda r: r["game"] is not None, 10)
+        rng = random.Random(3)
+        while not playing.done():
+            room = await me.wait_for(
+                lambda r: r["game"]["status"] == "finished" or r["game"]["turn"]["player_id"] == me.you["id"], 30
+            )
+            if room["game"]["status"] == "finished":
+                break
+            await me.act(choose(room, rng))
+        final = await asyncio.wait_for(playing, 30)
+        assert final["game"]["status"] == "finished"
+        card = final["game"]["scorecards"][robo]
+        assert None not in card["boxes"].values()
+        if isinstance(player, Cautious):
+            assert player.turns == 12
+        await me.wait_for(lambda r: all(p["id"] != robo for p in r["players"]), 10)  # it left afterwards
+        await me.close()
+
+
+async def test_refusals_are_typed(live) -> None:
+    async with DicecupClient(live.http) as client:
+        with pytest.raises(DicecupError) as missing:
+            await client.join("ZZZZZZ", "Ana")
+        assert (missing.value.code, missing.value.status) == ("room_not_found", 404)
+        created = await client.create_room("Ana", "yacht", max_players=1)
+        code, token = created["room"]["code"], created["token"]
+        with pytest.raises(DicecupError) as early:
+            await client.act(code, token, {"type": "roll"})
+        assert (early.value.code, early.value.status) == (ErrorCode.GAME_NOT_STARTED, 409)
+        with pytest.raises(ConnectionStopped) as unknown:
+            await client.connect("ZZZZZZ").start()
+        assert unknown.value.reason.kind == "fatal" and unknown.value.reason.code == CloseCode.UNKNOWN_ROOM
+        with pytest.raises(ConnectionStopped) as bad_token:
+            await client.connect(code, "not-a-token").start()
+        reason = bad_token.value.reason
+        assert reason.close_code == CloseCode.BAD_TOKEN and reason.error.code == ErrorCode.UNAUTHORIZED
+        with pytest.raises(ConnectionStopped) as nobody:
+            await RoomConnection("http://127.0.0.1:9", code).start()
+        assert nobody.value.reason.kind == "connect_failed"
+        # an action refused over the socket: DicecupError without a status; the socket stays
+        conn = await client.connect(code, token).start()
+        with pytest.raises(DicecupError) as refused:
+            await conn.score("choice")
+        assert refused.value.code == "game_not_started" and refused.value.status is None
+        await client.start(code, token)
+        await conn.wait_for(lambda r: r["game"] is not None, 10)
+        assert await conn.roll() == conn.room["version"]
+        # the seat leaves (between games only, so end the game first) and the socket stops with 4403
+        while conn.room["game"]["status"] == "playing":
+            await conn.act(GreedyBot().decide(conn.room, conn.you))
+        await client.leave(code, conn.you["id"], token)
+        reason = await asyncio.wait_for(conn.wait_stopped(), 10)
+        assert reason.kind == "fatal" and reason.code == CloseCode.SEAT_GONE
+        with pytest.raises(ConnectionStopped):
+            await conn.roll()
+        await conn.close()
+
+
+def terminal_command() -> list[str]:
+    script = Path(sys.executable).with_name("dicecup-play")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "dicecup_client"]
+
+
+YACHT_BOXES = [
+    "ones",
+    "twos",
+    "threes",
+    "fours",
+    "fives",
+    "sixes",
+    "full_house",
+    "four_of_a_kind",
+    "little_straight",
+    "big_straight",
+    "choice",
+    "yacht",
+]
+
+
+async def test_the_terminal_client_plays_a_solo_game(live) -> None:
+    """``dicecup-play URL --solo`` with every command piped in at once: each
+    turn rolls, keeps some dice by position, rolls again and scores a box
+    named by id, by label, by prefix or (alone) the best one."""
+    lines = ["help", "start"]
+    for index, box in enumerate(YACHT_BOXES):
+        named = {0: "Ones", 4: "fiv", 6: "full house"}.get(index, box)  # a label, a prefix, a label with a space
+        lines += ["r", "k 1 3", "r 1 2 5", "show"]
+        lines += ["s"] if index == len(YACHT_BOXES) - 1 else [f"s {named}"]
+    lines += ["r", "q"]  # after the game: refused, then quit
+    script = "\n".join(["bogus", *lines]) + "\n"
+    completed = await asyncio.to_thread(
+        subprocess.run,
+        [*terminal_command(), live.http, "--solo", "--ruleset", "yacht", "--name", "Solo"],
+        input=script,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    out = completed.stdout
+    assert completed.returncode == 0, completed.stderr + out
+    code = re.search(r"Room (\w{6}) created", out).group(1)
+    async with httpx.AsyncClient(base_url=live.http) as http:
+        room = (await http.get(f"/api/rooms/{code}")).json()
+    game = room["game"]
+    assert game["status"] == "finished" and room["status"] == "finished"
+    (card,) = game["scorecards"].values()
+    assert None not in card["boxes"].values()
+    assert f"Final: you {card['total']}." in out
+    assert out.count("Game over.") == 1 and out.count("--- Round") == 12
+    assert "? unknown command 'bogus'" in out
+    assert "! no game is on" in out  # the roll after the game
+    assert "you kept 1 3" in out and "  dice:" in out and "can score:" in out
+    assert completed.stderr == ""
