@@ -13,11 +13,12 @@ UV_COMPILE = $(BIN)/uv pip compile pyproject.toml --universal --generate-hashes 
 
 .PHONY: run test lint install lock config-doc clean
 
-$(STAMP): $(LOCK_DEV) pyproject.toml
+$(STAMP): $(LOCK_DEV) pyproject.toml clients/python/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet --require-hashes -r $(LOCK_DEV)
 	$(BIN)/pip install --quiet --no-deps -e .
+	$(BIN)/pip install --quiet --no-deps -e clients/python
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -39,9 +40,10 @@ run: $(STAMP)
 	$(BIN)/python -m app serve
 
 lint: $(STAMP)
-	$(BIN)/ruff check app tests bench
-	$(BIN)/ruff format --check app tests bench
+	$(BIN)/ruff check app tests bench clients/python
+	$(BIN)/ruff format --check app tests bench clients/python
 	$(BIN)/mypy app
+	$(BIN)/mypy --strict clients/python/dicecup_client
 
 test: lint
 	$(BIN)/pytest $(PYTEST_ARGS)
