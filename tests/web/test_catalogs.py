@@ -70,7 +70,9 @@ def split_plural(key: str) -> tuple[str, str] | None:
 
 
 def plural_bases(catalog: dict[str, str]) -> set[str]:
-    return {parts[0] for key in catalog if (parts := split_plural(key))}
+    """Messages with plural forms: ``base.other`` and its siblings (``confirm.zero``
+    alone is an ordinary key)."""
+    return {parts[0] for key in catalog if (parts := split_plural(key)) and f"{parts[0]}.other" in catalog}
 
 
 def placeholders(text: str) -> set[str]:
