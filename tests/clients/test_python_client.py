@@ -31,6 +31,7 @@ from bench.loadgen import choose
 
 from ..conftest import test_settings
 from ..live import server_in_thread
+from ..wsclient import check
 
 FAST = Backoff(initial=0.05, maximum=0.5)
 
@@ -47,6 +48,17 @@ def without_connected(room: dict) -> dict:
     for player in out["players"]:
         player.pop("connected")
     return out
+
+
+class Checked(RoomConnection):
+    """A connection that checks every message it reads against the protocol's schema."""
+
+    checked = 0
+
+    def _dispatch(self, message: dict[str, Any]) -> None:
+        check(f"ServerMessageV{self.protocol}", message)
+        self.checked += 1
+        super()._dispatch(message)
 
 
 class Recorder:
@@ -108,8 +120,8 @@ async def test_two_clients_play_a_whole_game(live) -> None:
         created = await client.create_room("Ana", "yahtzee", max_players=2)
         code = created["room"]["code"]
         joined = await client.join(code, "Ben")
-        ana = await client.connect(code, created["token"]).start()
-        ben = await client.connect(code, joined["token"], protocol=1).start()
+        ana = await Checked(live.http, code, created["token"]).start()
+        ben = await Checked(live.http, code, joined["token"], protocol=1).start()
         assert ana.you["id"] == created["player"]["id"] and ben.you["id"] == joined["player"]["id"]
         since = ana.version
         recorders = [Recorder(ana), Recorder(ben)]
@@ -124,6 +136,7 @@ async def test_two_clients_play_a_whole_game(live) -> None:
         # presence reached the store: both seats are connected
         assert all(player["connected"] for player in ana.room["players"])
         assert ana.reconnects == ben.reconnects == 0
+        assert ana.checked > len(recorders[0].called) and ben.checked > len(recorders[1].called)
         await ana.close()
         await ben.close()
         assert ana.stopped.kind == "closed"

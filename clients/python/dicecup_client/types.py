@@ -8,8 +8,6 @@ copying them into objects. Events are a union discriminated by ``type``::
         event["data"]["dice"]  # narrowed to RolledData
 """
 
-from __future__ import annotations
-
 from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
 
 Ruleset: TypeAlias = Literal["yahtzee", "yacht", "yatzy"]
