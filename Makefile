@@ -21,7 +21,15 @@ $(STAMP): $(LOCK_DEV) pyproject.toml clients/python/pyproject.toml
 	$(BIN)/pip install --quiet --no-deps -e clients/python
 	touch $(STAMP)
 
-install: $(STAMP)
+# clients/js's dev dependencies (ws, typescript) for its tests, where npm is
+# (without it tests/clients/test_js_client.py skips; under DICECUP_TEST_STRICT=1 it fails).
+JS_STAMP := clients/js/node_modules/.installed
+$(JS_STAMP): clients/js/package.json clients/js/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		npm ci --prefix clients/js --no-audit --no-fund --loglevel=error && touch $(JS_STAMP); \
+	else echo "npm not found: the JavaScript client's tests will skip"; fi
+
+install: $(STAMP) $(JS_STAMP)
 
 # Regenerate the lock files after a change to pyproject.toml's dependencies
 # (LOCK_ARGS=--upgrade moves every pin to the newest release allowed).
@@ -45,7 +53,7 @@ lint: $(STAMP)
 	$(BIN)/mypy app
 	$(BIN)/mypy --strict clients/python/dicecup_client
 
-test: lint
+test: lint $(JS_STAMP)
 	$(BIN)/pytest $(PYTEST_ARGS)
 
 clean:

@@ -91,8 +91,9 @@ export function socketUrl(base, code) {
 
 /**
  * @typedef {object} ApiOptions
- * @property {string | URL} [baseUrl] where the server is ('' or './' in a page the server serves)
+ * @property {string | URL} [baseUrl] where the server is ('./', the default, in a page the server serves)
  * @property {typeof globalThis.fetch} [fetch] defaults to globalThis.fetch
+ * @property {number} [timeout] ms before a request is abandoned (default 15000; 0: never)
  */
 
 /**
@@ -106,6 +107,8 @@ export class DicecupApi {
     if (typeof fetchImpl !== 'function') throw new TypeError('no fetch: pass options.fetch');
     /** @private */
     this._fetch = fetchImpl;
+    /** @private */
+    this._timeout = options.timeout ?? 15000;
   }
 
   /**
@@ -131,8 +134,10 @@ export class DicecupApi {
     /** @type {Record<string, string>} */
     const headers = { accept: 'application/json' };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
+    let signal = options.signal;
+    if (!signal && this._timeout > 0 && typeof AbortSignal.timeout === 'function') signal = AbortSignal.timeout(this._timeout);
     /** @type {RequestInit} */
-    const init = { method, headers, signal: options.signal };
+    const init = { method, headers, signal };
     if (options.body !== undefined) {
       headers['content-type'] = 'application/json';
       init.body = JSON.stringify(options.body);
