@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path, Query, Request, Response
+from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response
 from pydantic import TypeAdapter
 
 from app.analysis.service import AnalysisService
+from app.locales import Language, box_label, negotiate, ruleset_label, section_label
 from app.rooms import ActionRequest, DomainError
 from app.rooms.hints import hint
 from app.rooms.secrets import possible_player_id
@@ -257,8 +258,35 @@ async def protocol_schema() -> Response:
     return ORJSONResponse(protocol_document())
 
 
-@router.get("/rulesets", summary="The rule sets, their boxes and options", response_model=list[schemas.RulesetOut])
-async def rulesets() -> Response:
+@router.get(
+    "/rulesets",
+    summary="The rule sets, their boxes and options",
+    description="Labels (rule set, boxes, sections) are in the language of `lang`, else the best one of "
+    "`Accept-Language`, else English; `Content-Language` says which. Ids and codes never change with the language.",
+    response_model=list[schemas.RulesetOut],
+    responses={
+        200: {
+            "headers": {
+                "Content-Language": {
+                    "description": "The language of the labels",
+                    "schema": {"type": "string", "enum": [language.value for language in Language]},
+                }
+            }
+        }
+    },
+)
+async def rulesets(
+    lang: Annotated[
+        Language | None, Query(description="The labels' language (overrides Accept-Language); another value is a 422")
+    ] = None,
+    accept_language: Annotated[
+        str | None,
+        Header(
+            max_length=500, description="Languages the labels may be in (RFC 9110); unknown ones fall back to English"
+        ),
+    ] = None,
+) -> Response:
+    language = negotiate(lang, accept_language)
     out = []
     for rules in RULESETS.values():
         options: dict[str, Any] = {
@@ -268,16 +296,20 @@ async def rulesets() -> Response:
         out.append(
             {
                 "name": rules.name,
-                "label": rules.label,
+                "label": ruleset_label(language, rules),
                 "rounds": rules.rounds,
                 "boxes": [
-                    {"id": box, "label": rules.box_labels.get(box, box), "section": rules.section(box)}
+                    {"id": box, "label": box_label(language, rules, box), "section": rules.section(box)}
                     for box in rules.boxes
+                ],
+                "sections": [
+                    {"id": section, "label": section_label(language, section)}
+                    for section in dict.fromkeys(rules.section(box) for box in rules.boxes)
                 ],
                 "options": options,
             }
         )
-    return ORJSONResponse(out)
+    return ORJSONResponse(out, headers={"content-language": language.value, "vary": "Accept-Language"})
 
 
 # GET /api/health and /api/ready are in app.observability.probes (no request budget).

@@ -295,11 +295,18 @@ class OptionOut(BaseModel):
     choices: list[str | bool]
 
 
+class SectionOut(BaseModel):
+    id: Literal["upper", "lower"]
+    label: str
+
+
 class RulesetOut(BaseModel):
     name: Ruleset
     label: str
     rounds: int
     boxes: list[BoxOut]
+    sections: list[SectionOut]
+    """The scorecard's sections in scorecard order, with their labels."""
     options: dict[str, OptionOut]
 
 
