@@ -1,0 +1,65 @@
+"""Subset the Noto fonts the web client bundles to the characters its catalogs use.
+
+Run again after a catalog changes (docs/translations.md):
+
+    pip install fonttools brotli            # a tool, not a dependency of Dicecup
+    apt-get install fonts-noto-core         # Debian's Noto fonts (SIL OFL 1.1)
+    python tools/subset_fonts.py
+
+Writes app/web/static/fonts/<Font>.subset.woff2 for Myanmar, Gujarati and
+Arabic (Latin and Cyrillic use the system's fonts). Every layout feature is
+kept, so the scripts still shape (conjuncts, joining forms, stacked marks).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+from fontTools import subset
+
+ROOT = Path(__file__).resolve().parents[1]
+STATIC = ROOT / "app" / "web" / "static"
+NOTO = Path("/usr/share/fonts/truetype/noto")
+FONTS = {
+    "NotoSansMyanmar": r"[\u1000-\u109F\uA9E0-\uA9FF\uAA60-\uAA7F]",
+    "NotoSansGujarati": r"[\u0A80-\u0AFF\u0964\u0965]",
+    "NotoSansArabic": r"[\u0600-\u06FF\u0750-\u077F\uFB50-\uFDFF\uFE70-\uFEFF]",
+}
+ALWAYS = " \u200b\u200c\u200d\u200e\u200f\u2068\u2069\u25cc.,:;!?()-–…"
+
+
+def used_text() -> str:
+    text = [path.read_text(encoding="utf-8") for path in (STATIC / "i18n").glob("*.json")]
+    text.append((STATIC / "js" / "i18n.js").read_text(encoding="utf-8"))  # the languages' own names
+    return "".join(text)
+
+
+def main() -> int:
+    text = used_text()
+    out = STATIC / "fonts"
+    out.mkdir(exist_ok=True)
+    for family, script in FONTS.items():
+        chars = sorted(set(re.findall(script, text)) | set(ALWAYS))
+        for weight in ("Regular", "Bold"):
+            source = NOTO / f"{family}-{weight}.ttf"
+            target = out / f"{family}-{weight}.subset.woff2"
+            options = subset.Options()
+            options.flavor = "woff2"
+            options.layout_features = ["*"]
+            options.name_IDs = ["*"]
+            options.name_languages = ["*"]
+            options.notdef_outline = True
+            font = subset.load_font(str(source), options)
+            subsetter = subset.Subsetter(options)
+            subsetter.populate(unicodes=[ord(c) for c in chars])
+            subsetter.subset(font)
+            subset.save_font(font, str(target), options)
+            print(f"{target.relative_to(ROOT)}: {len(chars)} characters, {target.stat().st_size} bytes")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
