@@ -105,8 +105,8 @@ export class DicecupApi {
     this.baseUrl = resolveBase(options.baseUrl ?? './');
     const fetchImpl = options.fetch ?? globalThis.fetch;
     if (typeof fetchImpl !== 'function') throw new TypeError('no fetch: pass options.fetch');
-    /** @private */
-    this._fetch = fetchImpl;
+    /** @private called as a plain function: a browser's fetch refuses another `this` */
+    this._fetch = /** @type {typeof globalThis.fetch} */ ((input, init) => fetchImpl(input, init));
     /** @private */
     this._timeout = options.timeout ?? 15000;
   }
