@@ -84,8 +84,10 @@ class JoinRoom(_Body):
 
 
 class AddBot(_Body):
-    level: Literal["optimal", "strong", "casual", "greedy"] = Field(
-        "optimal", description="optimal: exact best play; strong and casual: realistic mistakes; greedy: this turn only"
+    level: Literal["optimal", "strong", "casual", "beginner", "greedy"] = Field(
+        "optimal",
+        description="optimal: exact best play; strong and casual: realistic mistakes; beginner: a beginner's "
+        "mistakes (chasing sets, neglecting the upper bonus); greedy: this turn only",
     )
 
 
@@ -166,7 +168,7 @@ RATE_LIMITED: dict[str, Any] = {
 }
 
 
-Level = Literal["optimal", "strong", "casual", "greedy"]
+Level = Literal["optimal", "strong", "casual", "beginner", "greedy"]
 Face = Annotated[int, Field(ge=1, le=6)]
 Dice = Annotated[list[Face], Field(min_length=5, max_length=5)]
 

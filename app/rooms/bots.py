@@ -18,6 +18,7 @@ from app.db import Player, Room
 from app.db.models import utcnow
 from app.rules import GameState, state_from_dict
 from app.strategy import Advisor, BoxChoice, StrategyStore, Variant, pick
+from app.strategy.beginner import beginner_choice
 
 from .errors import DomainError
 from .types import ActionRequest, Seat
@@ -36,14 +37,34 @@ def bot_action(store: StrategyStore | None, state: GameState, level: str, rng: r
     if turn.dice is None:
         return ActionRequest("roll")
     variant = Variant.of(state.ruleset, state.options)
-    advisor = None if store is None or level == "greedy" else store.advisor(variant)
+    advisor = None if store is None or level in ("greedy", "beginner") else store.advisor(variant)
     if advisor is None:
         advisor = store.greedy(variant) if store is not None else Advisor(variant, None)
     card = state.scorecards[turn.player_id]
-    choice = pick(advisor.advise(card, turn.dice, turn.rolls_left), level, rng)
+    if level == "beginner":
+        choice = beginner_choice(advisor, card, turn.dice, turn.rolls_left, rng)
+    else:
+        choice = pick(advisor.advise(card, turn.dice, turn.rolls_left), level, rng)
     if isinstance(choice, BoxChoice):
         return ActionRequest("score", box=choice.box)
     return ActionRequest("roll", keep=choice.dice)
+
+
+def thinking_time(base: float, state: GameState, rng: random.Random | None = None) -> float:
+    """How long a bot seems to think before its next action: a quick first
+    roll, longer over which dice to keep, in between over the box; each
+    varied at random (0 when ``base`` is 0, as in tests)."""
+    turn = state.turn
+    if base <= 0 or turn is None:
+        return base
+    rng = rng or random.Random()
+    if turn.dice is None:
+        low, high = 0.5, 0.9
+    elif turn.rolls_left:
+        low, high = 0.9, 2.0
+    else:
+        low, high = 0.7, 1.4
+    return base * rng.uniform(low, high)
 
 
 async def claim_due(service: RoomService, limit: int = 20, lease: float = 15.0) -> list[str]:

@@ -41,6 +41,7 @@ from app.strategy import LEVELS, StrategyStore
 
 from . import secrets, views
 from .acting import Seen, decide
+from .bots import thinking_time
 from .errors import DomainError
 from .types import ActionRequest, Outcome, Presence, Publisher, Seat
 from .views import JSON, event_json, event_view, game_view, player_view, room_view
@@ -443,11 +444,12 @@ class RoomService:
         self._append(session, room, changes, items)
 
     def _deadline(self, state: GameState, seated: Sequence[views.PlayerRow]) -> datetime | None:
-        """A bot's turn is due after the bot delay; nothing else is scheduled."""
+        """A bot's turn is due after its thinking time (around the bot delay,
+        varied: see :func:`bots.thinking_time`); nothing else is scheduled."""
         turn = state.turn
         bots = {p.id for p in seated if p.bot is not None}
         if turn is not None and turn.player_id in bots:
-            return utcnow() + timedelta(seconds=self.bot_delay)
+            return utcnow() + timedelta(seconds=thinking_time(self.bot_delay, state))
         return None
 
     def _schedule(self, room: Room, state: GameState, seated: Sequence[Player]) -> None:

@@ -218,8 +218,9 @@ def card_from(boxes: Mapping[str, int | None], yahtzee_bonus: int = 0) -> Scorec
 # expected final score (a choice worth that much less than the best is e
 # times less likely). Measured over 150 solo games: strong 164 (Yacht) and
 # 249 (Yahtzee), casual 141 and 220, against the optimum's 170 and 255.
-LEVELS = ("optimal", "strong", "casual", "greedy")
-TEMPERATURE = {"optimal": 0.0, "strong": 1.0, "casual": 4.0, "greedy": 0.0}
+LEVELS = ("optimal", "strong", "casual", "beginner", "greedy")
+"""``beginner`` plays by :func:`app.strategy.beginner.beginner_choice`, not by :func:`pick`."""
+TEMPERATURE = {"optimal": 0.0, "strong": 1.0, "casual": 4.0, "beginner": 0.0, "greedy": 0.0}
 CANDIDATES = 3
 
 

@@ -402,7 +402,7 @@ function lobbyView(room) {
         </form><p class="muted">${esc(t('room.spectating'))}</p>`;
   } else if (isHost) {
     const label = room.status === 'finished' ? t('end.play_again') : t('room.start');
-    const levels = ['optimal', 'strong', 'casual', 'greedy']
+    const levels = ['optimal', 'strong', 'casual', 'beginner', 'greedy']
       .map((level) => `<option value="${level}">${esc(t(`bot.${level}`))}</option>`)
       .join('');
     const bots = full
