@@ -9,6 +9,7 @@ import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -106,7 +107,9 @@ def test_catalog_is_complete(lang: str) -> None:
         elif not str(theirs[key]).strip():
             problems.append(f"{key}: empty")
         elif placeholders(str(theirs[key])) != placeholders(text):
-            problems.append(f"{key}: placeholders {sorted(placeholders(str(theirs[key])))} != {sorted(placeholders(text))}")
+            problems.append(
+                f"{key}: placeholders {sorted(placeholders(str(theirs[key])))} != {sorted(placeholders(text))}"
+            )
     for base in sorted(english_bases):
         wanted = placeholders(english[f"{base}.other"])
         for category in sorted(PLURALS[lang]):
@@ -276,7 +279,9 @@ def test_js_uses_only_keys_the_catalogs_have() -> None:
                 missing.append(f"{path.name}: plural('{key}')")
             elif function == "t" and key not in english:
                 missing.append(f"{path.name}: t('{key}')")
-        for key in re.findall(r"""data-t(?:-label)?="([\w.]+)\"""", source) + re.findall(r"dataset\.tLabel = '([\w.]+)'", source):
+        for key in re.findall(r"""data-t(?:-label)?="([\w.]+)\"""", source) + re.findall(
+            r"dataset\.tLabel = '([\w.]+)'", source
+        ):
             if key not in english:
                 missing.append(f"{path.name}: data-t {key}")
     assert not missing, "keys used by the client but not in en.json:\n" + "\n".join(missing)
@@ -285,7 +290,7 @@ def test_js_uses_only_keys_the_catalogs_have() -> None:
 class _Page(HTMLParser):
     """Text of index.html outside elements whose text comes from the catalog."""
 
-    VOID = {"meta", "link", "input", "br", "img", "hr", "source"}
+    VOID: ClassVar[set[str]] = {"meta", "link", "input", "br", "img", "hr", "source"}
 
     def __init__(self) -> None:
         super().__init__()
