@@ -290,7 +290,7 @@ test('events are delivered once, in order; a gap is filled over REST', async () 
   const { conn, sockets, state } = setup();
   /** @type {number[]} */
   const seen = [];
-  conn.store.subscribe((r, update) => {
+  conn.store.subscribe((_room, update) => {
     if ('version' in update) seen.push(update.version);
   });
   const welcomed = conn.connect();
@@ -326,7 +326,7 @@ test('presence sets the connected flags; patches and resyncs keep them', async (
   const { conn, sockets } = setup();
   /** @type {any[]} */
   const updates = [];
-  conn.store.subscribe((r, update) => updates.push(update));
+  conn.store.subscribe((_room, update) => updates.push(update));
   const welcomed = conn.connect();
   sockets[0].open();
   sockets[0].receive({ type: 'welcome', protocol: 2, you: null, room: room(4) });
