@@ -22,6 +22,7 @@ from ..services import unavailable
 from .test_client import CHROMIUM, FLAGS, Console, live  # noqa: F401  (live is a fixture)
 
 PHONE = {"width": 390, "height": 844}
+NARROW = {"width": 360, "height": 780}
 CATALOGS = Path(__file__).resolve().parents[2] / "app" / "web" / "static" / "i18n"
 LANGS = ["en", "my", "sw", "gu", "ar", "mn"]
 # What each language's text is written in (at least one letter of it on screen).
@@ -150,6 +151,10 @@ async def test_home_game_and_rules_at_phone_size(live, browser: Browser, shots: 
         assert row and cell and die0 and die4
         assert row["x"] > cell["x"] and die0["x"] > die4["x"]
     await page.screenshot(path=shots / f"{lang}-game.png", full_page=True)
+    # the narrowest phones the issue names: 360 px, still nothing clipped
+    await page.set_viewport_size(NARROW)
+    await check_screen(page, lang)
+    await page.set_viewport_size(PHONE)
 
     # the rules page, from the game screen's link
     link = page.locator("#rules-link")
@@ -160,6 +165,8 @@ async def test_home_game_and_rules_at_phone_size(live, browser: Browser, shots: 
     title = (await rules.locator("#howto h1").inner_text()).replace("\u2068", "").replace("\u2069", "")
     assert title == words["howto.title"].replace("{ruleset}", words[f"ruleset.{ruleset}"])
     await expect(rules.locator("#howto tbody tr")).to_have_count(13 if ruleset == "yahtzee" else 12)
+    await check_screen(rules, lang)
+    await rules.set_viewport_size(NARROW)
     await check_screen(rules, lang)
     await rules.screenshot(path=shots / f"{lang}-rules.png", full_page=True)
     await context.close()

@@ -594,9 +594,9 @@ function endView(room) {
 // ---------------------------------------------------------------- win chances and analysis
 
 const percent = (value) =>
-  new Intl.NumberFormat(document.documentElement.lang, { style: 'percent', maximumFractionDigits: 0 }).format(value);
+  new Intl.NumberFormat(`${language()}-u-nu-latn`, { style: 'percent', maximumFractionDigits: 0 }).format(value);
 const points1 = (value) =>
-  new Intl.NumberFormat(document.documentElement.lang, { maximumFractionDigits: 1, minimumFractionDigits: 1 }).format(value);
+  new Intl.NumberFormat(`${language()}-u-nu-latn`, { maximumFractionDigits: 1, minimumFractionDigits: 1 }).format(value);
 
 async function fetchChances() {
   const code = S.code;
