@@ -9,6 +9,7 @@ One browser for the module, one page per language."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from collections.abc import AsyncIterator
@@ -46,11 +47,20 @@ def catalog(lang: str) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-async def browser() -> AsyncIterator[Browser]:
+async def browser(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Browser]:
     if shutil.which(CHROMIUM) is None:
         unavailable(f"{CHROMIUM} is not installed (apt-get install chromium): browser tests skipped")
+    # Only DejaVu (Latin, Cyrillic) from the system, as on a machine without
+    # Myanmar, Gujarati or Arabic fonts: those scripts must come from the
+    # bundled fonts (or local() ones a phone has).
+    fonts = tmp_path_factory.mktemp("fonts")
+    (fonts / "fonts.conf").write_text(
+        '<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd"><fontconfig>'
+        f"<dir>/usr/share/fonts/truetype/dejavu</dir><cachedir>{fonts}/cache</cachedir></fontconfig>"
+    )
+    env = {**os.environ, "FONTCONFIG_FILE": str(fonts / "fonts.conf")}
     async with async_playwright() as playwright:
-        chromium = await playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        chromium = await playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, env=env)
         yield chromium
         await chromium.close()
 
