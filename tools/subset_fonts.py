@@ -13,7 +13,6 @@ kept, so the scripts still shape (conjuncts, joining forms, stacked marks).
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from pathlib import Path
@@ -28,7 +27,7 @@ FONTS = {
     "NotoSansGujarati": r"[\u0A80-\u0AFF\u0964\u0965]",
     "NotoSansArabic": r"[\u0600-\u06FF\u0750-\u077F\uFB50-\uFDFF\uFE70-\uFEFF]",
 }
-ALWAYS = " \u200b\u200c\u200d\u200e\u200f\u2068\u2069\u25cc.,:;!?()-–…"
+ALWAYS = " \u200b\u200c\u200d\u200e\u200f\u2068\u2069\u25cc.,:;!?()-\u2013\u2026"
 
 
 def used_text() -> str:
