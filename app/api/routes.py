@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Annotated, Any
+from typing import Annotated, Any, get_args
 
 from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response
 from pydantic import TypeAdapter
@@ -15,6 +15,7 @@ from app.rooms.hints import hint
 from app.rooms.secrets import possible_player_id
 from app.rooms.service import room_code as service_room_code
 from app.rules import RULESETS
+from app.rules.yahtzee import YAHTZEE_BONUS
 
 from . import schemas
 from .body import capped_body, parse, request_body
@@ -307,6 +308,11 @@ async def rulesets(
                     for section in dict.fromkeys(rules.section(box) for box in rules.boxes)
                 ],
                 "options": options,
+                "upper_bonus": None
+                if rules.upper_bonus_threshold is None
+                else {"threshold": rules.upper_bonus_threshold, "points": rules.upper_bonus_points},
+                "yahtzee_bonus": YAHTZEE_BONUS if rules.name == "yahtzee" else None,
+                "bot_levels": list(get_args(schemas.Level)),
             }
         )
     return ORJSONResponse(out, headers={"content-language": language.value, "vary": "Accept-Language"})

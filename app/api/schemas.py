@@ -302,6 +302,11 @@ class SectionOut(BaseModel):
     label: str
 
 
+class UpperBonusOut(BaseModel):
+    threshold: int = Field(description="the upper-section total that earns the bonus (63)")
+    points: int = Field(description="the bonus (Yahtzee 35, Yatzy 50)")
+
+
 class RulesetOut(BaseModel):
     name: Ruleset
     label: str
@@ -310,6 +315,11 @@ class RulesetOut(BaseModel):
     sections: list[SectionOut]
     """The scorecard's sections in scorecard order, with their labels."""
     options: dict[str, OptionOut]
+    upper_bonus: UpperBonusOut | None = Field(description="the upper-section bonus; null: the rule set has none")
+    yahtzee_bonus: int | None = Field(
+        description="points for each extra Yahtzee after a 50 in the Yahtzee box; null: the rule set has none"
+    )
+    bot_levels: list[Level] = Field(description="the levels `POST /api/rooms/{code}/bots` takes, strongest first")
 
 
 class BotOut(BaseModel):

@@ -116,6 +116,10 @@ async def test_rulesets(client) -> None:
     assert sets["yatzy"]["rounds"] == 15 and sets["yatzy"]["label"] == "Yatzy"
     assert sets["yatzy"]["options"] == {"hints": {"default": True, "choices": [True, False]}}
     assert sets["yatzy"]["boxes"][7] == {"id": "two_pairs", "label": "Two pairs", "section": "lower"}
+    assert sets["yahtzee"]["upper_bonus"] == {"threshold": 63, "points": 35} and sets["yacht"]["upper_bonus"] is None
+    assert sets["yatzy"]["upper_bonus"] == {"threshold": 63, "points": 50} and sets["yatzy"]["yahtzee_bonus"] is None
+    assert sets["yahtzee"]["yahtzee_bonus"] == 100
+    assert sets["yacht"]["bot_levels"] == ["optimal", "strong", "casual", "beginner", "greedy"]
 
 
 async def test_openapi_and_docs(client) -> None:

@@ -4,7 +4,7 @@
 
 /**
  * @typedef {'yahtzee' | 'yacht' | 'yatzy'} Ruleset
- * @typedef {'optimal' | 'strong' | 'casual' | 'greedy'} BotLevel
+ * @typedef {'optimal' | 'strong' | 'casual' | 'beginner' | 'greedy'} BotLevel
  */
 
 /**
@@ -165,7 +165,11 @@
  * @property {string} label
  * @property {number} rounds
  * @property {{id: string, label: string, section: string}[]} boxes in scorecard order
+ * @property {{id: 'upper' | 'lower', label: string}[]} [sections] in scorecard order
  * @property {Record<string, {default: unknown, choices: unknown[]}>} options
+ * @property {{threshold: number, points: number} | null} [upper_bonus] null: no upper bonus
+ * @property {number | null} [yahtzee_bonus] points per extra Yahtzee; null: none
+ * @property {BotLevel[]} [bot_levels] the levels addBot takes, strongest first
  */
 
 /**
