@@ -25,10 +25,11 @@ from app.db import Database
 from app.observability.metrics import Metrics
 from app.observability.middleware import RequestObservability
 from app.observability.probes import probes
-from app.observability.wiring import attach
+from app.observability.wiring import Instruments
 from app.realtime import Bus, Hub, InProcessBus, RedisBus
 from app.rooms import RoomService
-from app.rooms.bots import BotScheduler
+from app.rooms.bots import Alarm, BotScheduler
+from app.rooms.service import RoomReader
 from app.strategy import StrategyStore
 from app.web import mount_web
 
@@ -59,17 +60,26 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         db = Database(config.database_url, busy_timeout_ms=config.sqlite_busy_timeout_ms)
         bus: Bus = RedisBus(config.redis_url) if config.redis_url else InProcessBus()
         strategy = StrategyStore(config.strategy_dir, solve=config.strategy_solve)
-        service = RoomService(db, strategy=strategy, bot_delay=config.bot_delay)
-        scheduler = BotScheduler(service)
-        hub = Hub(bus, service)
-        service.publisher = hub
-        service.presence = hub
+        # The hub fills gaps from the event log (its own reader: views as
+        # stored, the hub adds presence); every other part gets what it
+        # needs here, at construction, in dependency order.
+        hub = Hub(bus, RoomReader(db))
         # Counts the actions and published events, reads the gauges (app.observability).
-        app.state.readiness = attach(metrics, service=service, hub=hub, bus=bus, db=db, strategy=strategy)
+        instruments = Instruments(metrics, hub=hub, bus=bus, db=db)
         # Post-game analyses and win chances (app.analysis): started as games end and boxes are scored.
         analysis = AnalysisService(db, strategy)
-        assert service.publisher is not None
-        service.publisher = analysis.watching(service.publisher)
+        alarm = Alarm()  # rung by the service when a room gets a deadline, heard by the bot scheduler
+        service = RoomService(
+            db,
+            publisher=instruments.counting(analysis.watching(hub)),
+            presence=hub,
+            strategy=strategy,
+            bot_delay=config.bot_delay,
+            on_deadline=alarm.ring,
+            observer=instruments.observer,
+        )
+        scheduler = BotScheduler(service, alarm)
+        app.state.readiness = instruments.readiness(service.ping, strategy)
         app.state.analysis = analysis
         app.state.settings = config
         app.state.db = db

@@ -1,14 +1,16 @@
 """How the composition root (``app.main``) connects observability to the
-rest: the rooms service's observer, the counting publisher, the gauges'
-sources and readiness."""
+rest: the rooms service's observer and counting publisher (given to the
+service when it is made), the gauges' sources, readiness."""
 
 from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
 
 from sqlalchemy import func, select
 
 from app.db import Database, Room
 from app.realtime import Bus, Hub, RedisBus
-from app.rooms import RoomService
+from app.rooms import Publisher
 from app.strategy import StrategyStore
 
 from . import context
@@ -40,13 +42,20 @@ async def count_rooms(db: Database) -> dict[str, int]:
     return {str(status): int(count) for status, count in rows}
 
 
-def attach(
-    metrics: Metrics, *, service: RoomService, hub: Hub, bus: Bus, db: Database, strategy: StrategyStore
-) -> Readiness:
-    """Observe ``service`` (its actions, and the events it publishes through
-    ``hub``), point the gauges at their sources; the instance's readiness."""
-    service.publisher = CountingPublisher(hub, metrics)
-    service.observer = RoomsObserver(metrics)
-    redis_up = (lambda: bus.up) if isinstance(bus, RedisBus) else None
-    metrics.watch(sockets=hub.socket_count, rooms=lambda: count_rooms(db), redis_up=redis_up)
-    return Readiness(service.ping, strategy=strategy, redis_up=redis_up)
+class Instruments:
+    """What observability puts around the rest, made before the rooms service
+    (the composition root hands the service its publisher and observer):
+    counting of published events and actions, the gauges' sources."""
+
+    def __init__(self, metrics: Metrics, *, hub: Hub, bus: Bus, db: Database) -> None:
+        self.metrics = metrics
+        self.observer = RoomsObserver(metrics)
+        self.redis_up = (lambda: bus.up) if isinstance(bus, RedisBus) else None
+        metrics.watch(sockets=hub.socket_count, rooms=lambda: count_rooms(db), redis_up=self.redis_up)
+
+    def counting(self, publisher: Publisher) -> Publisher:
+        """``publisher``, with every event that goes through counted."""
+        return CountingPublisher(publisher, self.metrics)
+
+    def readiness(self, ping_database: Callable[[], Awaitable[None]], strategy: StrategyStore) -> Readiness:
+        return Readiness(ping_database, strategy=strategy, redis_up=self.redis_up)

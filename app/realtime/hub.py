@@ -142,8 +142,11 @@ class Hub:
         room = self._rooms.get(code)
         if room is None or room.view is None or room.delivered != room.view_version:
             return None
+        return self._with_presence(code, orjson.loads(room.view))
+
+    def _with_presence(self, code: str, view: JSON) -> JSON:
+        """``view`` with the ``connected`` flags as they are now (on any instance)."""
         connected = self.connected(code)
-        view: JSON = orjson.loads(room.view)
         for player in view["players"]:
             player["connected"] = player["bot"] is not None or player["id"] in connected
         return view
@@ -238,6 +241,8 @@ class Hub:
                 page = await self.reader.events_after(code, room.delivered, 500)
                 events = page["events"]
                 current = None if page["more"] or not events else await self.reader.get_room(code)
+                if current is not None:  # the log's reader knows nothing of presence
+                    current = self._with_presence(code, current)
                 room = self._rooms.get(code)
                 if room is None or room.delivered is None:
                     return

@@ -12,11 +12,11 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
-from sqlalchemy import select, update
+from sqlalchemy import select
 
-from app.db import Player, Room
+from app.db import Room
 from app.db.models import utcnow
-from app.rules import GameState, state_from_dict
+from app.rules import GameState
 from app.strategy import Advisor, BoxChoice, StrategyStore, Variant, pick
 from app.strategy.beginner import beginner_choice
 
@@ -89,54 +89,48 @@ async def claim_due(service: RoomService, limit: int = 20, lease: float = 15.0) 
 
 async def bot_turn(service: RoomService, code: str) -> bool:
     """If a bot is to act in the room, make its next move through :meth:`act`."""
-    async with service.db.read() as session:
-        room = await service._room(session, code)
-        game = await service._game(session, room, room.game_number)
-        if game is None or game.status != "playing":
-            return False
-        state = state_from_dict(game.state)
-        assert state.turn is not None
-        bot = await session.get(Player, state.turn.player_id)
-        version = room.version
-    if bot is None or bot.bot is None:
-        # Nothing for a bot to do: drop the deadline, unless the room moved on meanwhile.
-        async with service.db.write() as session:
-            await session.execute(
-                update(Room).where(Room.code == room.code, Room.version == version).values(next_deadline=None)
-            )
+    turn = await service.due_bot_turn(code)
+    if turn is None:
         return False
-    request = bot_action(service.strategy, state, bot.bot, random.Random(f"{bot.id}:{version}"))
+    request = bot_action(service.strategy, turn.state, turn.level, random.Random(f"{turn.player_id}:{turn.version}"))
     try:
-        await service.act(code, Seat(bot.id, code), replace(request, expected_version=version))
+        await service.act(code, Seat(turn.player_id, turn.code), replace(request, expected_version=turn.version))
     except DomainError as refused:  # someone else moved first: the new deadline brings us back
-        log.info("bot %s in room %s: %s", bot.id, code, refused.code)
+        log.info("bot %s in room %s: %s", turn.player_id, code, refused.code)
         return False
     return True
+
+
+class Alarm:
+    """When the local scheduler should look next: the rooms service rings it
+    (``on_deadline``) after each commit that sets a room's deadline."""
+
+    def __init__(self) -> None:
+        self.next: datetime | None = None
+        self.event = asyncio.Event()
+
+    def ring(self, at: datetime) -> None:
+        if self.next is None or at < self.next:
+            self.next = at
+        self.event.set()
 
 
 class BotScheduler:
     """Each instance's loop: claim the rooms that are due, let their bots act.
 
-    It sleeps until the earliest deadline it has heard of (the service calls
-    :meth:`wake` after each commit that sets one) or ``poll`` seconds, so
-    rooms scheduled by another instance, or left by a crashed one, are
-    picked up too."""
+    It sleeps until the earliest deadline its :class:`Alarm` has heard of
+    (the service rings it after each commit that sets one) or ``poll``
+    seconds, so rooms scheduled by another instance, or left by a crashed
+    one, are picked up too."""
 
-    def __init__(self, service: RoomService, poll: float = 1.0) -> None:
+    def __init__(self, service: RoomService, alarm: Alarm | None = None, poll: float = 1.0) -> None:
         self.service = service
+        self.alarm = alarm or Alarm()
         self.poll = poll
-        self._next: datetime | None = None
-        self._wakeup = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
-        self.service.on_deadline = self.wake
         self._task = asyncio.create_task(self._run(), name="bot-scheduler")
-
-    def wake(self, at: datetime) -> None:
-        if self._next is None or at < self._next:
-            self._next = at
-        self._wakeup.set()
 
     async def _run(self) -> None:
         while True:
@@ -152,12 +146,13 @@ class BotScheduler:
             if due:
                 continue
             timeout = self.poll
-            if self._next is not None:
-                timeout = min(timeout, max(0.0, (self._next - datetime.now(UTC)).total_seconds()))
-                self._next = None
+            alarm = self.alarm
+            if alarm.next is not None:
+                timeout = min(timeout, max(0.0, (alarm.next - datetime.now(UTC)).total_seconds()))
+                alarm.next = None
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wakeup.wait(), timeout)
-            self._wakeup.clear()
+                await asyncio.wait_for(alarm.event.wait(), timeout)
+            alarm.event.clear()
 
     async def close(self) -> None:
         if self._task is not None:

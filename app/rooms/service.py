@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
 
@@ -34,6 +34,7 @@ from app.rules import (
     UnknownRuleset,
     get_ruleset,
     new_game,
+    state_from_dict,
     state_to_dict,
 )
 from app.rules import Event as RulesEvent
@@ -43,7 +44,7 @@ from . import secrets, views
 from .acting import Seen, decide
 from .bots import thinking_time
 from .errors import DomainError
-from .types import ActionRequest, Outcome, Presence, Publisher, Seat
+from .types import ActionRequest, BotTurn, Outcome, Presence, Publisher, Seat
 from .views import JSON, event_json, event_view, game_view, player_view, room_view
 
 log = logging.getLogger("dicecup.rooms")
@@ -90,23 +91,16 @@ class ActionObserver(Protocol):
         code; ``seconds`` from its arrival to commit and publication (applied only)."""
 
 
-class RoomService:
-    def __init__(
-        self,
-        db: Database,
-        publisher: Publisher | None = None,
-        presence: Presence | None = None,
-        strategy: StrategyStore | None = None,
-        bot_delay: float = 0.8,
-    ) -> None:
+class RoomReader:
+    """The reads: rooms, games and the event log as stored, seen through
+    ``presence`` for the ``connected`` flags (without it, only bots are
+    connected). The hub reads gaps through one of these; the rooms service
+    is one, with the writes on top."""
+
+    def __init__(self, db: Database, presence: Presence | None = None, observer: ActionObserver | None = None) -> None:
         self.db = db
-        self.publisher = publisher
         self.presence = presence
-        self.strategy = strategy
-        self.bot_delay = bot_delay
-        self.on_deadline: Callable[[datetime], None] | None = None
-        """Called after a commit that gives a room a deadline (the local bot scheduler's wake-up)."""
-        self.observer: ActionObserver | None = None
+        self.observer = observer
 
     # -- reads --------------------------------------------------------------------------
 
@@ -156,6 +150,73 @@ class RoomService:
             raise DomainError("room_not_found", f"no room {code!r}")
         events = [event_json(*r[1:]) for r in rows if r[1] is not None]
         return {"events": events[:limit], "version": rows[0][0], "more": len(events) > limit}
+
+    # -- helpers shared with the writes ------------------------------------------------
+
+    def _connected(self, code: str) -> Collection[str]:
+        return () if self.presence is None else self.presence.connected(code)
+
+    def _pv(self, player: Player, room: Room) -> JSON:
+        return player_view(player, room, self._connected(room.code))
+
+    async def _room(self, session: AsyncSession, code: str, lock: bool = False) -> Room:
+        return await session.run_sync(_room, code, lock and not self.db.is_sqlite)
+
+    @staticmethod
+    async def _players(session: AsyncSession, room: Room) -> list[Player]:
+        return await session.run_sync(_players, room)
+
+    @staticmethod
+    async def _game(session: AsyncSession, room: Room, number: int) -> Game | None:
+        return await session.run_sync(_game, room, number)
+
+    async def _view(
+        self,
+        session: AsyncSession,
+        room: Room,
+        current: Game | None = None,
+        state: GameState | None = None,
+        players: Sequence[Player] | None = None,
+    ) -> JSON:
+        if players is None:
+            players = await self._players(session, room)
+        if current is None:
+            current = await self._game(session, room, room.game_number)
+        return self._build_view(room, players, current, state)
+
+    def _build_view(
+        self,
+        room: Room | RoomRow,
+        players: Sequence[views.PlayerRow],
+        current: views.GameRow | None,
+        state: GameState | None = None,
+    ) -> JSON:
+        history = [(g["number"], g["totals"], g["winners"]) for g in room.history or []]
+        return room_view(room, players, current, history, self._connected(room.code), state)
+
+
+class RoomService(RoomReader):
+    """The use cases. Its collaborators are given at construction: where
+    committed events go (``publisher``), who is connected (``presence``),
+    the strategy tables (bots), and ``on_deadline``, called after a commit
+    that gives a room a deadline (the local bot scheduler's alarm)."""
+
+    def __init__(
+        self,
+        db: Database,
+        *,
+        publisher: Publisher | None = None,
+        presence: Presence | None = None,
+        strategy: StrategyStore | None = None,
+        bot_delay: float = 0.8,
+        on_deadline: Callable[[datetime], None] | None = None,
+        observer: ActionObserver | None = None,
+    ) -> None:
+        super().__init__(db, presence, observer)
+        self.publisher = publisher
+        self.strategy = strategy
+        self.bot_delay = bot_delay
+        self.on_deadline = on_deadline
 
     # -- writes -------------------------------------------------------------------------
 
@@ -338,6 +399,27 @@ class RoomService:
         self._wake(room)
         return Outcome(room.version, published, view)
 
+    async def due_bot_turn(self, code: str) -> BotTurn | None:
+        """The turn a bot is to play in the room now, or ``None`` (and then a
+        deadline with no bot's turn behind it is dropped, unless the room
+        moved on meanwhile)."""
+        async with self.db.read() as session:
+            room = await self._room(session, code)
+            game = await self._game(session, room, room.game_number)
+            if game is None or game.status != "playing":
+                return None
+            state = state_from_dict(game.state)
+            assert state.turn is not None
+            bot = await session.get(Player, state.turn.player_id)
+            version = room.version
+        if bot is None or bot.bot is None:
+            async with self.db.write() as session:
+                await session.execute(
+                    update(Room).where(Room.code == room.code, Room.version == version).values(next_deadline=None)
+                )
+            return None
+        return BotTurn(room.code, version, state, bot.id, bot.bot)
+
     # -- helpers --------------------------------------------------------------------------
 
     @staticmethod
@@ -377,15 +459,6 @@ class RoomService:
             bot=bot,
         )
 
-    def _connected(self, code: str) -> Collection[str]:
-        return () if self.presence is None else self.presence.connected(code)
-
-    def _pv(self, player: Player, room: Room) -> JSON:
-        return player_view(player, room, self._connected(room.code))
-
-    async def _room(self, session: AsyncSession, code: str, lock: bool = False) -> Room:
-        return await session.run_sync(_room, code, lock and not self.db.is_sqlite)
-
     async def _free_seats(self, session: AsyncSession, room: Room, who: str) -> list[Player]:
         """The seated players, if a new seat can be taken now (between games, room not full)."""
         _check_open(room)
@@ -395,14 +468,6 @@ class RoomService:
         if len(seated) >= room.max_players:
             raise DomainError("room_full", f"room {room.code} has all {room.max_players} seats taken")
         return seated
-
-    @staticmethod
-    async def _players(session: AsyncSession, room: Room) -> list[Player]:
-        return await session.run_sync(_players, room)
-
-    @staticmethod
-    async def _game(session: AsyncSession, room: Room, number: int) -> Game | None:
-        return await session.run_sync(_game, room, number)
 
     async def _replay(self, code: str, actor: Seat, request: ActionRequest) -> Outcome:
         """The remembered answer to an action id already applied."""
@@ -458,30 +523,6 @@ class RoomService:
     def _wake(self, room: Room | RoomRow) -> None:
         if room.next_deadline is not None and self.on_deadline is not None:
             self.on_deadline(room.next_deadline)
-
-    async def _view(
-        self,
-        session: AsyncSession,
-        room: Room,
-        current: Game | None = None,
-        state: GameState | None = None,
-        players: Sequence[Player] | None = None,
-    ) -> JSON:
-        if players is None:
-            players = await self._players(session, room)
-        if current is None:
-            current = await self._game(session, room, room.game_number)
-        return self._build_view(room, players, current, state)
-
-    def _build_view(
-        self,
-        room: Room | RoomRow,
-        players: Sequence[views.PlayerRow],
-        current: views.GameRow | None,
-        state: GameState | None = None,
-    ) -> JSON:
-        history = [(g["number"], g["totals"], g["winners"]) for g in room.history or []]
-        return room_view(room, players, current, history, self._connected(room.code), state)
 
     async def _publish(self, view: JSON, changes: _Changes) -> None:
         await self._publish_events(view, [event_view(e) for e in changes.events])

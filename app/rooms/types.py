@@ -8,7 +8,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from app.rules import Action, Keep, Roll, Score
+from app.rules import Action, GameState, Keep, Roll, Score
 
 from .views import JSON
 
@@ -59,6 +59,17 @@ class ActionRequest:
         if self.type == "keep":
             return Keep(player_id, self.dice or ())
         return Score(player_id, self.box or "")
+
+
+@dataclass(frozen=True)
+class BotTurn:
+    """A turn a bot is to play: the room at ``version``, and the bot's seat and level."""
+
+    code: str
+    version: int
+    state: GameState
+    player_id: str
+    level: str
 
 
 @dataclass(frozen=True)
