@@ -64,6 +64,13 @@ class Settings(BaseSettings):
         30, description="per client address: failed room lookups (REST 404, socket 4404) before 429 / close 4429"
     )
     rooms_per_hour: int = Field(30, description="per client address: rooms created before 429")
+    profiles_per_hour: int = Field(30, description="per client address: profiles created before 429")
+    sign_in_failures_per_username: int = Field(
+        10, description="failed sign-ins (POST /api/sessions) per username and hour before 429"
+    )
+    sign_in_failures_per_address: int = Field(
+        30, description="failed sign-ins (POST /api/sessions) per client address and hour before 429"
+    )
     spectators_per_room: int = Field(
         50, description="per room and instance: sockets without a seat (close 4409 past it)"
     )

@@ -15,6 +15,7 @@ from fastapi import FastAPI
 from app.analysis.service import AnalysisService
 from app.api.cors import Cors
 from app.api.openapi import openapi_document
+from app.api.profiles import router as profiles_router
 from app.api.proxies import TrustedProxies
 from app.api.ratelimit import RateLimits
 from app.api.responses import install_error_handlers
@@ -26,6 +27,7 @@ from app.observability.metrics import Metrics
 from app.observability.middleware import RequestObservability
 from app.observability.probes import probes
 from app.observability.wiring import Instruments
+from app.profiles import ProfileService
 from app.realtime import Bus, Hub, InProcessBus, RedisBus
 from app.rooms import RoomService
 from app.rooms.bots import Alarm, BotScheduler
@@ -68,10 +70,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         instruments = Instruments(metrics, hub=hub, bus=bus, db=db)
         # Post-game analyses and win chances (app.analysis): started as games end and boxes are scored.
         analysis = AnalysisService(db, strategy)
+        # Profiles (app.profiles): each finished game's results, bests and ratings recorded as it is published.
+        profiles = ProfileService(db)
         alarm = Alarm()  # rung by the service when a room gets a deadline, heard by the bot scheduler
         service = RoomService(
             db,
-            publisher=instruments.counting(analysis.watching(hub)),
+            publisher=instruments.counting(profiles.watching(analysis.watching(hub))),
             presence=hub,
             strategy=strategy,
             bot_delay=config.bot_delay,
@@ -81,6 +85,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         scheduler = BotScheduler(service, alarm)
         app.state.readiness = instruments.readiness(service.ping, strategy)
         app.state.analysis = analysis
+        app.state.profiles = profiles
         app.state.settings = config
         app.state.db = db
         app.state.service = service
@@ -126,6 +131,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_error_handlers(app)
     app.include_router(probes)  # /api/health, /api/ready, /metrics: no request budget
     app.include_router(router)
+    app.include_router(profiles_router)  # /api/profiles, /api/sessions, /api/leaderboards (app.api.profiles)
     # X-Request-ID, log context, request log line, HTTP metrics: HTTP only, and
     # inside RoomSockets so a room's socket never passes through it.
     app.add_middleware(RequestObservability, metrics=metrics)

@@ -123,6 +123,14 @@ class PlayerLeft(_Event):
     data: PlayerData
 
 
+class SeatTokenRotated(_Event):
+    """A seat was taken back by its profile (a new seat token): the old token
+    no longer works and the seat's sockets are closed (4403) after this event."""
+
+    type: Literal["seat_token_rotated"]
+    data: PlayerData
+
+
 class RoomClosed(_Event):
     type: Literal["room_closed"]
     data: RoomClosedData
@@ -161,6 +169,7 @@ class GameFinished(_Event):
 Event = Annotated[
     PlayerJoined
     | PlayerLeft
+    | SeatTokenRotated
     | RoomClosed
     | GameStarted
     | TurnStarted
@@ -239,7 +248,7 @@ CLOSE_MEANINGS = {
     CloseCode.TOO_BIG: "a frame or message over the size limit",
     CloseCode.BAD_HELLO: "no hello in time, a first message that is not a hello, or a second hello",
     CloseCode.BAD_TOKEN: "an unknown or foreign token in the hello",
-    CloseCode.SEAT_GONE: "this socket's seat left the room or was removed",
+    CloseCode.SEAT_GONE: "this socket's seat left the room or was removed, or its token was replaced",
     CloseCode.UNKNOWN_ROOM: "no such room",
     CloseCode.SPECTATORS_FULL: "the room has as many spectators as it takes",
     CloseCode.RATE_LIMITED: "too many failed room lookups or open sockets from this address",

@@ -42,6 +42,9 @@ class RateLimits:
         self._message = RateLimitItemPerSecond(settings.ws_messages_per_second)
         self._lookup = RateLimitItemPerMinute(settings.lookup_failures_per_minute)
         self._room = RateLimitItemPerHour(settings.rooms_per_hour)
+        self._profile = RateLimitItemPerHour(settings.profiles_per_hour)
+        self._sign_in_user = RateLimitItemPerHour(settings.sign_in_failures_per_username)
+        self._sign_in_address = RateLimitItemPerHour(settings.sign_in_failures_per_address)
         self._sockets_per_address = settings.sockets_per_address
         self._sockets: Counter[str] = Counter()
 
@@ -78,6 +81,35 @@ class RateLimits:
         """``rate_limited`` past ``rooms_per_hour`` rooms created from one address."""
         if self.enabled and not await self._hit(self._shared, self._room, "room", client):
             await self._refuse(self._shared, self._room, "too many rooms created from this address", "room", client)
+
+    async def check_profile_creation(self, client: str) -> None:
+        """``rate_limited`` past ``profiles_per_hour`` profiles created from one address."""
+        if self.enabled and not await self._hit(self._shared, self._profile, "profile", client):
+            detail = "too many profiles made from this address"
+            await self._refuse(self._shared, self._profile, detail, "profile", client)
+
+    # -- sign-in guessing ---------------------------------------------------------------------
+
+    async def check_sign_in(self, client: str, username: str) -> None:
+        """``rate_limited`` while the username or the address has used up its
+        budget of failed sign-ins (per hour); checking costs nothing."""
+        if not self.enabled:
+            return
+        for item, key in ((self._sign_in_user, username), (self._sign_in_address, client)):
+            kind = "sign-in-user" if item is self._sign_in_user else "sign-in-address"
+            try:
+                allowed = await self._shared.test(item, kind, key)
+            except Exception as error:
+                log.warning("rate limiter unavailable (%r); allowing", error)
+                return
+            if not allowed:
+                await self._refuse(self._shared, item, "too many failed sign-ins; try again later", kind, key)
+
+    async def sign_in_failed(self, client: str, username: str) -> None:
+        """A failed sign-in: one off the username's and the address's budgets."""
+        if self.enabled:
+            await self._hit(self._shared, self._sign_in_user, "sign-in-user", username)
+            await self._hit(self._shared, self._sign_in_address, "sign-in-address", client)
 
     # -- room-code probing -----------------------------------------------------------------
 

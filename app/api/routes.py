@@ -19,7 +19,7 @@ from app.rules.yahtzee import YAHTZEE_BONUS
 
 from . import schemas
 from .body import capped_body, parse, request_body
-from .deps import ServiceDep, SettingsDep, TokenDep
+from .deps import ProfilesDep, ProfileTokenDep, ServiceDep, SettingsDep, TokenDep, linked_profile
 from .protocol import protocol_document
 from .proxies import client_address
 from .ratelimit import RateLimits
@@ -85,18 +85,21 @@ def action_request(body: schemas.RollAction | schemas.KeepAction | schemas.Score
     status_code=201,
     summary="Create a room; the creator is seated as its host",
     response_model=schemas.Created,
-    responses=_errors(413, 422),
+    responses=_errors(401, 413, 422),
     openapi_extra=request_body("CreateRoom", CREATE),
 )
-async def create_room(request: Request, service: ServiceDep, settings: SettingsDep) -> Response:
+async def create_room(
+    request: Request, service: ServiceDep, settings: SettingsDep, profiles: ProfilesDep, profile: ProfileTokenDep
+) -> Response:
     body, oversize = await capped_body(request, settings.max_body_bytes)
     if oversize is not None:
         raise oversize
+    profile_id = await linked_profile(profiles, profile)  # an unknown profile token is a 401
     data = parse(CREATE, body)
     limits: RateLimits = request.app.state.limits
     await limits.check_room_creation(client_address(request.scope))
     options = data.options.model_dump(exclude_unset=True)
-    room, player, token = await service.create_room(data.ruleset, data.name, options, data.max_players)
+    room, player, token = await service.create_room(data.ruleset, data.name, options, data.max_players, profile_id)
     return ORJSONResponse({"room": room, "player": player, "token": token}, status_code=201)
 
 
@@ -110,16 +113,24 @@ async def get_room(code: Code, service: ServiceDep) -> Response:
     status_code=201,
     summary="Take a seat (between games only)",
     response_model=schemas.Joined,
-    responses=_errors(404, 409, 413, 422),
+    responses=_errors(401, 404, 409, 413, 422),
     openapi_extra=request_body("JoinRoom", JOIN),
 )
-async def join_room(code: Code, request: Request, service: ServiceDep, settings: SettingsDep) -> Response:
+async def join_room(
+    code: Code,
+    request: Request,
+    service: ServiceDep,
+    settings: SettingsDep,
+    profiles: ProfilesDep,
+    profile: ProfileTokenDep,
+) -> Response:
     await service.get_room(code)  # 404 comes first
     body, oversize = await capped_body(request, settings.max_body_bytes)
     if oversize is not None:
         raise oversize
+    profile_id = await linked_profile(profiles, profile)
     data = parse(JOIN, body)
-    player, token = await service.join(code, data.name)
+    player, token = await service.join(code, data.name, profile_id)
     return ORJSONResponse({"player": player, "token": token}, status_code=201)
 
 

@@ -255,8 +255,8 @@ class RoomOut(BaseModel):
 class EventOut(BaseModel):
     version: int
     type: str = Field(
-        description="player_joined, player_left, room_closed, game_started, turn_started, kept, rolled, scored, "
-        "game_finished (docs/api.md gives each one's data)"
+        description="player_joined, player_left, seat_token_rotated, room_closed, game_started, turn_started, kept, "
+        "rolled, scored, game_finished (docs/api.md gives each one's data)"
     )
     player_id: str | None = Field(description="who caused it; null for game_finished and room_closed")
     data: dict[str, Any]

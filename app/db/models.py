@@ -8,7 +8,9 @@ from typing import Any
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -72,6 +74,10 @@ class Player(Base):
     name: Mapped[str] = mapped_column(String(64))
     token_hash: Mapped[str | None] = mapped_column(String(64), unique=True)
     bot: Mapped[str | None] = mapped_column(String(16))
+    profile_id: Mapped[str | None] = mapped_column(
+        ForeignKey("profiles.id", ondelete="SET NULL"), index=True, default=None
+    )
+    """The profile whose token created or joined with this seat (``app.profiles``); null for anonymous seats."""
     joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     left_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
@@ -131,3 +137,119 @@ class GameAnalysis(Base):
     game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), unique=True)
     data: Mapped[dict[str, Any]] = mapped_column(Json)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+# -- profiles (app.profiles) --------------------------------------------------------------------
+
+
+class Profile(Base):
+    """A player who comes back: seats, results and ratings point here."""
+
+    __tablename__ = "profiles"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    name: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class ProfileToken(Base):
+    """A bearer token of a profile: the one it was made with (``kind`` profile) or a sign-in's (session).
+    Only the SHA-256 is stored; a token is found by its digest."""
+
+    __tablename__ = "profile_tokens"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    profile_id: Mapped[str] = mapped_column(ForeignKey("profiles.id", ondelete="CASCADE"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class ProfileCredential(Base):
+    """A profile's username (stored case-folded) and Argon2id password hash."""
+
+    __tablename__ = "profile_credentials"
+
+    profile_id: Mapped[str] = mapped_column(ForeignKey("profiles.id", ondelete="CASCADE"), primary_key=True)
+    username: Mapped[str] = mapped_column(String(64), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(255))
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class GameResult(Base):
+    """One seat's result in one finished game, kept apart from the room so that
+    it outlives the room (no cascade from rooms: ``game_id`` is set null if the
+    game goes; ``room_code`` and ``game_number`` still name it)."""
+
+    __tablename__ = "game_results"
+    __table_args__ = (
+        UniqueConstraint("game_id", "player_id"),
+        Index("ix_game_results_profile_ruleset", "profile_id", "ruleset", "finished_at"),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id", ondelete="SET NULL"))
+    room_code: Mapped[str] = mapped_column(String(12))
+    game_number: Mapped[int] = mapped_column(Integer)
+    ruleset: Mapped[str] = mapped_column(String(32))
+    player_id: Mapped[str] = mapped_column(String(32))
+    profile_id: Mapped[str | None] = mapped_column(ForeignKey("profiles.id", ondelete="SET NULL"))
+    name: Mapped[str] = mapped_column(String(64))
+    bot: Mapped[str | None] = mapped_column(String(16))
+    seats: Mapped[int] = mapped_column(Integer)
+    score: Mapped[int] = mapped_column(Integer)
+    place: Mapped[int] = mapped_column(Integer)
+    won: Mapped[bool] = mapped_column(Boolean)
+    yahtzees: Mapped[int] = mapped_column(Integer)
+    upper_bonus: Mapped[bool] = mapped_column(Boolean)
+    finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Best(Base):
+    """A profile's best score per rule set and period (``all``; ``month`` and
+    ``week`` with the period's first day): the ``best`` leaderboards read only this."""
+
+    __tablename__ = "bests"
+    __table_args__ = (Index("ix_bests_board", "ruleset", "period", "period_start", "score", "achieved_at"),)
+
+    profile_id: Mapped[str] = mapped_column(ForeignKey("profiles.id", ondelete="CASCADE"), primary_key=True)
+    ruleset: Mapped[str] = mapped_column(String(32), primary_key=True)
+    period: Mapped[str] = mapped_column(String(8), primary_key=True)
+    period_start: Mapped[str] = mapped_column(String(10), primary_key=True)
+    score: Mapped[int] = mapped_column(Integer)
+    room_code: Mapped[str] = mapped_column(String(12))
+    game_number: Mapped[int] = mapped_column(Integer)
+    achieved_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Rating(Base):
+    """A profile's OpenSkill (Plackett-Luce) rating in one rule set; ``ordinal`` = mu - 3 sigma orders boards."""
+
+    __tablename__ = "ratings"
+    __table_args__ = (Index("ix_ratings_board", "ruleset", "ordinal"),)
+
+    profile_id: Mapped[str] = mapped_column(ForeignKey("profiles.id", ondelete="CASCADE"), primary_key=True)
+    ruleset: Mapped[str] = mapped_column(String(32), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    ordinal: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer, default=0)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class RatingChange(Base):
+    """One rated game's change to one profile's rating (the rating history)."""
+
+    __tablename__ = "rating_changes"
+    __table_args__ = (Index("ix_rating_changes_profile", "profile_id", "ruleset", "id"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    profile_id: Mapped[str] = mapped_column(ForeignKey("profiles.id", ondelete="CASCADE"))
+    ruleset: Mapped[str] = mapped_column(String(32))
+    room_code: Mapped[str] = mapped_column(String(12))
+    game_number: Mapped[int] = mapped_column(Integer)
+    mu_before: Mapped[float] = mapped_column(Float)
+    sigma_before: Mapped[float] = mapped_column(Float)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

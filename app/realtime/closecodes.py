@@ -19,7 +19,7 @@ class CloseCode(IntEnum):
     BAD_TOKEN = 4401
     """An unknown or foreign token in the hello."""
     SEAT_GONE = 4403
-    """The seat this socket stood for left the room or was removed."""
+    """The seat this socket stood for left the room or was removed, or its token was replaced (taken back)."""
     UNKNOWN_ROOM = 4404
     """No such room."""
     SPECTATORS_FULL = 4409

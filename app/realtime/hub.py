@@ -219,13 +219,15 @@ class Hub:
         for conn in list(room.conns):
             conn.push_event(version, data if conn.protocol == 1 else v2.for_connection(conn))
         room.delivered = version
-        if event["type"] == "player_left":
-            # The seat is gone: its sockets lose their identity right after
-            # the event that says so (on every instance: each hub sees it).
+        if event["type"] in ("player_left", "seat_token_rotated"):
+            # The seat is gone, or its token was replaced (taken back from
+            # another device, app.profiles): its sockets lose their identity
+            # right after the event that says so (on every instance: each hub sees it).
             gone = event["data"]["player"]["id"]
+            reason = "this seat left the room" if event["type"] == "player_left" else "this seat's token was replaced"
             for conn in list(room.conns):
                 if conn.player_id == gone:
-                    conn.close(CloseCode.SEAT_GONE, "this seat left the room")
+                    conn.close(CloseCode.SEAT_GONE, reason)
 
     async def _fill_later(self, code: str) -> None:
         await asyncio.sleep(self.gap_wait)

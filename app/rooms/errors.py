@@ -20,6 +20,7 @@ class ErrorCode(StrEnum):
     ROOM_NOT_FOUND = "room_not_found"
     GAME_NOT_FOUND = "game_not_found"
     PLAYER_NOT_FOUND = "player_not_found"
+    PROFILE_NOT_FOUND = "profile_not_found"
     NOT_FOUND = "not_found"
     METHOD_NOT_ALLOWED = "method_not_allowed"
     TOO_LARGE = "too_large"
@@ -43,6 +44,8 @@ class ErrorCode(StrEnum):
     SPECTATORS_FULL = "spectators_full"
     STALE_VERSION = "stale_version"
     ID_REUSED = "id_reused"
+    # profiles
+    USERNAME_TAKEN = "username_taken"
     # the server
     STRATEGY_UNAVAILABLE = "strategy_unavailable"
     HTTP_ERROR = "http_error"
@@ -57,6 +60,7 @@ STATUS = {
     "room_not_found": 404,
     "game_not_found": 404,
     "player_not_found": 404,
+    "profile_not_found": 404,
     "not_found": 404,
     "method_not_allowed": 405,
     "too_large": 413,

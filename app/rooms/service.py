@@ -221,9 +221,15 @@ class RoomService(RoomReader):
     # -- writes -------------------------------------------------------------------------
 
     async def create_room(
-        self, ruleset: str, name: str, options: dict[str, Any] | None = None, max_players: int = 4
+        self,
+        ruleset: str,
+        name: str,
+        options: dict[str, Any] | None = None,
+        max_players: int = 4,
+        profile_id: str | None = None,
     ) -> tuple[JSON, JSON, str]:
-        """A new room with its creator seated as host: (room, player, token)."""
+        """A new room with its creator seated as host: (room, player, token).
+        ``profile_id`` links the seat to a profile (``app.profiles``)."""
         room_options = self.check_options(ruleset, options)
         if not 1 <= max_players <= MAX_PLAYERS:
             raise DomainError("invalid_request", f"max_players is 1 to {MAX_PLAYERS}")
@@ -243,6 +249,7 @@ class RoomService(RoomReader):
             session.add(room)
             await session.flush()
             player = self._seat(room, name, 0, token)
+            player.profile_id = profile_id
             session.add(player)
             room.host_id = player.id
             await session.flush()
@@ -251,13 +258,15 @@ class RoomService(RoomReader):
         await self._publish(view, changes)
         return view, self._pv(player, room), token
 
-    async def join(self, code: str, name: str) -> tuple[JSON, str]:
+    async def join(self, code: str, name: str, profile_id: str | None = None) -> tuple[JSON, str]:
+        """A new seat (``profile_id``: linked to that profile): (player, token)."""
         token = secrets.new_token()
         changes = _Changes()
         async with self.db.write() as session:
             room = await self._room(session, code, lock=True)
             seated = await self._free_seats(session, room, "players")
             player = self._seat(room, name, len(seated), token)
+            player.profile_id = profile_id
             session.add(player)
             await session.flush()
             self._append(session, room, changes, [("player_joined", player.id, {"player": self._pv(player, room)})])

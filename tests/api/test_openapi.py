@@ -68,9 +68,12 @@ def test_operation(method: str, path: str, operation: dict[str, Any]) -> None:
         assert "422" in responses
     # the seat token is an HTTP bearer scheme, never a bare header parameter
     assert not [p for p in operation.get("parameters", []) if p["name"].lower() == "authorization"]
-    if operation.get("security"):
-        assert operation["security"] == [{"seatToken": []}]
+    if operation.get("security") == [{"seatToken": []}]:
         assert {"401", "403"} <= set(responses)
+    elif operation.get("security"):
+        # a profile's token (app.profiles): optional on creating and joining a room, else required
+        assert operation["security"] == [{"profileToken": []}]
+        assert "401" in responses
     # every string a client sends is bounded
     for parameter in operation.get("parameters", []):
         for where, schema in strings(parameter["schema"], parameter["name"]):
@@ -86,7 +89,8 @@ def test_operation(method: str, path: str, operation: dict[str, Any]) -> None:
 def test_security_scheme() -> None:
     assert DOCUMENT["components"]["securitySchemes"]["seatToken"]["type"] == "http"
     assert DOCUMENT["components"]["securitySchemes"]["seatToken"]["scheme"] == "bearer"
-    secured = {(m, p) for m, p, op in OPERATIONS if op.get("security")}
+    assert DOCUMENT["components"]["securitySchemes"]["profileToken"]["scheme"] == "bearer"
+    secured = {(m, p) for m, p, op in OPERATIONS if op.get("security") == [{"seatToken": []}]}
     assert secured == {
         ("DELETE", "/api/rooms/{code}/players/{player_id}"),
         ("POST", "/api/rooms/{code}/games"),
@@ -117,3 +121,18 @@ def test_response_shapes() -> None:
     assert SCHEMAS["TurnOut"]["properties"]["dice"]["anyOf"][1] == {"type": "null"}
     assert SCHEMAS["PlayerOut"]["properties"]["bot"]["anyOf"][1] == {"type": "null"}
     assert set(SCHEMAS["HintOut"]["properties"]["best"]["discriminator"]["mapping"]) == {"keep", "score"}
+
+
+def test_profile_token_operations() -> None:
+    profiled = {(m, p) for m, p, op in OPERATIONS if op.get("security") == [{"profileToken": []}]}
+    assert profiled == {
+        ("POST", "/api/rooms"),
+        ("POST", "/api/rooms/{code}/players"),
+        ("GET", "/api/profiles/me"),
+        ("DELETE", "/api/profiles/me"),
+        ("GET", "/api/profiles/me/export"),
+        ("GET", "/api/profiles/me/games"),
+        ("POST", "/api/profiles/me/credentials"),
+        ("DELETE", "/api/sessions/current"),
+        ("POST", "/api/rooms/{code}/players/{player_id}/token"),
+    }

@@ -1,0 +1,439 @@
+"""The profiles API (``docs/api.md``, "Profiles"): profiles, sign-in, taking
+back a seat, stats, leaderboards, history, export and deletion. Same router
+conventions as :mod:`app.api.routes`: every request counts against its
+address's budget, bodies are read by the route (413, then 401, then 422)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Path, Query, Request, Response
+from pydantic import BaseModel, Field, StringConstraints, TypeAdapter
+
+from app.rooms import DomainError
+from app.rooms.secrets import possible_player_id
+
+from . import schemas
+from .body import capped_body, parse, request_body
+from .deps import ProfilesDep, ProfileTokenDep, ServiceDep, SettingsDep
+from .proxies import client_address
+from .ratelimit import RateLimits
+from .responses import ORJSONResponse
+from .routes import Code, PlayerId, per_address_budget
+
+router = APIRouter(
+    prefix="/api",
+    default_response_class=ORJSONResponse,
+    dependencies=[Depends(per_address_budget)],
+    responses={429: schemas.RATE_LIMITED},
+)
+
+# -- bodies ---------------------------------------------------------------------------------------
+
+Username = Annotated[
+    str,
+    StringConstraints(min_length=3, max_length=32, pattern=r"^[A-Za-z0-9_.-]+$"),
+    Field(description="3-32 letters, digits, `_`, `.` or `-`; compared case-insensitively", examples=["ana_k"]),
+]
+Password = Annotated[
+    str,
+    StringConstraints(min_length=8, max_length=128),
+    Field(description="8-128 characters", examples=["correct horse battery"]),
+]
+
+
+class CreateProfile(schemas._Body):
+    name: schemas.Name
+
+
+class Credentials(schemas._Body):
+    username: Username
+    password: Password
+
+
+class SignIn(schemas._Body):
+    """Bounded like :class:`Credentials` but checked only against the stored ones."""
+
+    username: Annotated[str, StringConstraints(min_length=1, max_length=64)]
+    password: Annotated[str, StringConstraints(min_length=1, max_length=128)]
+
+
+CREATE_PROFILE = TypeAdapter(CreateProfile)
+CREDENTIALS = TypeAdapter(Credentials)
+SIGN_IN = TypeAdapter(SignIn)
+
+# -- responses ------------------------------------------------------------------------------------
+
+
+class RatingOut(BaseModel):
+    mu: float = Field(description="OpenSkill (Plackett-Luce) skill estimate; a new profile has 25")
+    sigma: float = Field(description="its uncertainty; a new profile has 25/3")
+    ordinal: float = Field(description="mu - 3 sigma: the conservative rating boards sort by")
+    games: int = Field(description="rated games played")
+
+
+class HeadlineOut(BaseModel):
+    games: int
+    wins: int
+    best: int
+
+
+class ProfileOut(BaseModel):
+    id: str
+    name: str
+    created_at: str = Field(json_schema_extra={"format": "date-time"})
+    ratings: dict[str, RatingOut] = Field(description="keyed by rule set; only rule sets with a rated game")
+    stats: dict[str, HeadlineOut] = Field(description="keyed by rule set: games, wins, best total")
+
+
+class MyProfileOut(ProfileOut):
+    username: str | None = Field(description="the sign-in username (case-folded), or null if none was set")
+
+
+class ProfileCreated(BaseModel):
+    profile: MyProfileOut
+    token: str = Field(description="the profile token (256-bit): keep it; only its SHA-256 is stored")
+
+
+class GameRef(BaseModel):
+    room_code: str
+    number: int
+    replay: str = Field(description="the replay page's path", examples=["/r/K7QXRP/games/1"])
+
+
+class HistogramBar(BaseModel):
+    from_: int = Field(alias="from")
+    to: int
+    games: int
+
+
+class RulesetStatsOut(BaseModel):
+    games: int
+    wins: int
+    win_rate: float = Field(ge=0, le=1)
+    average: float
+    best: int
+    solo_best: int | None = Field(description="personal best: the best total of a solo game, null if none")
+    yahtzees: int = Field(description="Yahtzees, Yachts or Yatzys rolled and scored (Yahtzee bonuses included)")
+    upper_bonus_rate: float = Field(ge=0, le=1)
+    histogram: list[HistogramBar] = Field(description="final totals in bars of 25 points (empty bars left out)")
+
+
+class StatsOut(BaseModel):
+    profile_id: str
+    rulesets: dict[str, RulesetStatsOut]
+
+
+class EntryOut(BaseModel):
+    rank: int
+    profile_id: str
+    name: str
+    score: int | None = Field(description="kind=best: the best total")
+    rating: RatingOut | None = Field(description="kind=rating: the rating")
+    game: GameRef | None = Field(description="kind=best: the game of that total")
+    at: str = Field(json_schema_extra={"format": "date-time"}, description="when the score was made or rating moved")
+
+
+class LeaderboardOut(BaseModel):
+    ruleset: schemas.Ruleset
+    kind: Literal["best", "rating"]
+    period: Literal["all", "month", "week"]
+    period_start: str | None = Field(description="the period's first day (UTC; weeks start on Monday), null for all")
+    offset: int
+    entries: list[EntryOut]
+    next_offset: int | None = Field(description="the next page's offset, null on the last page")
+
+
+class ResultOut(BaseModel):
+    ruleset: schemas.Ruleset
+    game: GameRef
+    player_id: str
+    name: str
+    seats: int
+    score: int
+    place: int
+    won: bool
+    yahtzees: int
+    upper_bonus: bool
+    finished_at: str = Field(json_schema_extra={"format": "date-time"})
+
+
+class OpenSeatOut(BaseModel):
+    room_code: str
+    ruleset: schemas.Ruleset
+    status: Literal["lobby", "playing", "finished"]
+    player_id: str
+    name: str
+    game_number: int
+    joined_at: str = Field(json_schema_extra={"format": "date-time"})
+
+
+class HistoryOut(BaseModel):
+    open: list[OpenSeatOut] = Field(description="seats in rooms still open (rejoin: take the seat back), newest first")
+    games: list[ResultOut] = Field(description="finished games, newest first")
+    next_offset: int | None
+
+
+class SkillOut(BaseModel):
+    mu: float
+    sigma: float
+
+
+class RatingChangeOut(BaseModel):
+    ruleset: schemas.Ruleset
+    game: GameRef
+    before: SkillOut
+    after: SkillOut
+    at: str = Field(json_schema_extra={"format": "date-time"})
+
+
+class RatingsOut(BaseModel):
+    profile_id: str
+    history: list[RatingChangeOut]
+
+
+class TokenOut(BaseModel):
+    kind: Literal["profile", "session"]
+    created_at: str = Field(json_schema_extra={"format": "date-time"})
+
+
+class SeatOut(BaseModel):
+    room_code: str
+    player_id: str
+    name: str
+    bot: str | None
+    joined_at: str = Field(json_schema_extra={"format": "date-time"})
+    left_at: str | None = Field(json_schema_extra={"format": "date-time"})
+
+
+class BestOut(BaseModel):
+    ruleset: schemas.Ruleset
+    period: Literal["all", "month", "week"]
+    period_start: str | None
+    score: int
+    game: GameRef
+    at: str = Field(json_schema_extra={"format": "date-time"})
+
+
+class ExportOut(BaseModel):
+    profile: MyProfileOut
+    tokens: list[TokenOut]
+    seats: list[SeatOut]
+    games: list[ResultOut]
+    bests: list[BestOut]
+    rating_history: list[RatingChangeOut]
+
+
+class SeatTokenOut(BaseModel):
+    player: schemas.PlayerOut
+    token: str = Field(description="the seat's new token; the old one no longer works")
+
+
+# -- routes ---------------------------------------------------------------------------------------
+
+ProfileId = Annotated[str, Path(description="the profile's id", examples=["b3VnZ1ZQ7x_k"], max_length=32)]
+Offset = Annotated[int, Query(ge=0, le=10_000, description="entries to skip")]
+Limit = Annotated[int, Query(ge=1, le=100, description="entries per page")]
+
+
+def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
+    return {code: {"model": schemas.Error} for code in codes}
+
+
+def _limits(request: Request) -> RateLimits:
+    limits: RateLimits = request.app.state.limits
+    return limits
+
+
+@router.post(
+    "/profiles",
+    status_code=201,
+    summary="Make a profile: a player who comes back (its token links seats, stats and ratings)",
+    response_model=ProfileCreated,
+    responses=_errors(413, 422),
+    openapi_extra=request_body("CreateProfile", CREATE_PROFILE),
+)
+async def create_profile(request: Request, profiles: ProfilesDep, settings: SettingsDep) -> Response:
+    body, oversize = await capped_body(request, settings.max_body_bytes)
+    if oversize is not None:
+        raise oversize
+    data = parse(CREATE_PROFILE, body)
+    await _limits(request).check_profile_creation(client_address(request.scope))
+    profile, token = await profiles.create(data.name)
+    return ORJSONResponse({"profile": profile, "token": token}, status_code=201)
+
+
+@router.get(
+    "/profiles/me",
+    summary="The profile of the token, with its username",
+    response_model=MyProfileOut,
+    responses=_errors(401),
+)
+async def get_me(profiles: ProfilesDep, token: ProfileTokenDep) -> Response:
+    auth = await profiles.authenticate(token)
+    return ORJSONResponse(await profiles.profile(auth.profile_id, private=True))
+
+
+@router.delete(
+    "/profiles/me",
+    status_code=204,
+    summary="Delete the profile; its seats stay in others' history as 'Deleted player'",
+    responses=_errors(401),
+)
+async def delete_me(profiles: ProfilesDep, token: ProfileTokenDep) -> Response:
+    auth = await profiles.authenticate(token)
+    await profiles.delete(auth)
+    return Response(status_code=204)
+
+
+@router.get(
+    "/profiles/me/export",
+    summary="Everything stored about the profile, as JSON",
+    response_model=ExportOut,
+    responses=_errors(401),
+)
+async def export_me(profiles: ProfilesDep, token: ProfileTokenDep) -> Response:
+    auth = await profiles.authenticate(token)
+    return ORJSONResponse(await profiles.export(auth))
+
+
+@router.get(
+    "/profiles/me/games",
+    summary="The profile's open seats (unfinished first), then its finished games, newest first",
+    response_model=HistoryOut,
+    responses=_errors(401, 422),
+)
+async def my_games(profiles: ProfilesDep, token: ProfileTokenDep, offset: Offset = 0, limit: Limit = 25) -> Response:
+    auth = await profiles.authenticate(token)
+    return ORJSONResponse(await profiles.games(auth, offset, limit))
+
+
+@router.post(
+    "/profiles/me/credentials",
+    summary="Set (or replace) the profile's username and password, to sign in on other devices",
+    response_model=MyProfileOut,
+    responses=_errors(401, 409, 413, 422),
+    openapi_extra=request_body("Credentials", CREDENTIALS),
+)
+async def set_credentials(
+    request: Request, profiles: ProfilesDep, settings: SettingsDep, token: ProfileTokenDep
+) -> Response:
+    body, oversize = await capped_body(request, settings.max_body_bytes)
+    if oversize is not None:
+        raise oversize
+    auth = await profiles.authenticate(token)
+    data = parse(CREDENTIALS, body)
+    return ORJSONResponse(await profiles.set_credentials(auth, data.username, data.password))
+
+
+@router.get(
+    "/profiles/{profile_id}",
+    summary="A profile (public): name, ratings by rule set, headline stats",
+    response_model=ProfileOut,
+    responses=_errors(404, 422),
+)
+async def get_profile(profile_id: ProfileId, profiles: ProfilesDep) -> Response:
+    return ORJSONResponse(await profiles.profile(profile_id))
+
+
+@router.get(
+    "/profiles/{profile_id}/stats",
+    summary="A profile's stats per rule set (public)",
+    response_model=StatsOut,
+    responses=_errors(404, 422),
+)
+async def get_stats(
+    profile_id: ProfileId,
+    profiles: ProfilesDep,
+    ruleset: Annotated[schemas.Ruleset | None, Query(description="only this rule set")] = None,
+) -> Response:
+    return ORJSONResponse(await profiles.stats(profile_id, ruleset))
+
+
+@router.get(
+    "/profiles/{profile_id}/ratings",
+    summary="A profile's rating history (public), oldest first",
+    response_model=RatingsOut,
+    responses=_errors(404, 422),
+)
+async def get_rating_history(
+    profile_id: ProfileId,
+    profiles: ProfilesDep,
+    ruleset: Annotated[schemas.Ruleset | None, Query(description="only this rule set")] = None,
+    offset: Offset = 0,
+    limit: Annotated[int, Query(ge=1, le=1000, description="changes per page")] = 100,
+) -> Response:
+    return ORJSONResponse(await profiles.rating_history(profile_id, ruleset, offset, limit))
+
+
+@router.post(
+    "/sessions",
+    status_code=201,
+    summary="Sign in: a new token for the profile with this username and password",
+    response_model=ProfileCreated,
+    responses=_errors(401, 413, 422),
+    openapi_extra=request_body("SignIn", SIGN_IN),
+)
+async def sign_in(request: Request, profiles: ProfilesDep, settings: SettingsDep) -> Response:
+    body, oversize = await capped_body(request, settings.max_body_bytes)
+    if oversize is not None:
+        raise oversize
+    data = parse(SIGN_IN, body)
+    limits, address = _limits(request), client_address(request.scope)
+    username = data.username.strip().casefold()
+    await limits.check_sign_in(address, username)
+    signed_in = await profiles.sign_in(data.username, data.password)
+    if signed_in is None:
+        await limits.sign_in_failed(address, username)
+        raise DomainError("unauthorized", "wrong username or password")
+    profile, token = signed_in
+    return ORJSONResponse({"profile": profile, "token": token}, status_code=201)
+
+
+@router.delete(
+    "/sessions/current",
+    status_code=204,
+    summary="Sign out: the token sent stops working",
+    responses=_errors(401),
+)
+async def sign_out(profiles: ProfilesDep, token: ProfileTokenDep) -> Response:
+    auth = await profiles.authenticate(token)
+    await profiles.sign_out(auth)
+    return Response(status_code=204)
+
+
+@router.post(
+    "/rooms/{code}/players/{player_id}/token",
+    summary="Take back a seat of your profile: a new seat token (the old one stops working, its sockets close)",
+    response_model=SeatTokenOut,
+    responses=_errors(401, 403, 404, 409),
+)
+async def take_back_seat(
+    code: Code, player_id: PlayerId, service: ServiceDep, profiles: ProfilesDep, token: ProfileTokenDep
+) -> Response:
+    await service.get_room(code)  # 404 comes first
+    auth = await profiles.authenticate(token)
+    if not possible_player_id(player_id):
+        raise DomainError("player_not_found", f"room {code} has no player {player_id!r}")
+    player, seat_token = await profiles.take_back_seat(service, auth, code, player_id)
+    return ORJSONResponse({"player": player, "token": seat_token})
+
+
+@router.get(
+    "/leaderboards/{ruleset}",
+    summary="A leaderboard: best totals or ratings, all time or this month or week, paged",
+    response_model=LeaderboardOut,
+    responses=_errors(422),
+)
+async def leaderboard(
+    ruleset: Annotated[schemas.Ruleset, Path(description="the rule set")],
+    profiles: ProfilesDep,
+    kind: Annotated[Literal["best", "rating"], Query(description="best totals, or OpenSkill ratings")] = "best",
+    period: Annotated[
+        Literal["all", "month", "week"],
+        Query(description="all time, or the current month / ISO week (UTC); for ratings: profiles rated in it"),
+    ] = "all",
+    offset: Offset = 0,
+    limit: Limit = 25,
+) -> Response:
+    return ORJSONResponse(await profiles.leaderboard(ruleset, kind, period, offset, limit))

@@ -1,0 +1,711 @@
+"""The profile use cases (see :mod:`app.profiles`).
+
+Tokens (a profile's own and each sign-in's) are 256-bit, stored as their
+SHA-256 and found by a lookup of the digest, like seat tokens: the comparison
+happens inside the database's index on a value the caller cannot steer, so
+it leaks nothing of the stored token through timing.
+
+Results are recorded when a game finishes: :meth:`ProfileService.watching`
+wraps the room service's publisher, and after each committed ``game_finished``
+the room's unrecorded finished games are written to ``game_results`` (with
+the bests and ratings they move) in one transaction, before the action's
+answer goes out: a client that has its final ``scored`` answer sees its new
+stats. A game is recorded at most once (``game_results``' unique seat per game).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Literal
+
+from sqlalchemy import Integer, delete, func, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.db import Database, Event, Game, Player, Room
+from app.db.models import (
+    Best,
+    GameResult,
+    Profile,
+    ProfileCredential,
+    ProfileToken,
+    Rating,
+    RatingChange,
+    utcnow,
+)
+from app.rooms import DomainError, RoomService
+from app.rooms import secrets as room_secrets
+from app.rooms.service import _Changes
+from app.rooms.types import Publisher
+from app.rooms.views import JSON, iso_utc
+from app.rules import get_ruleset, state_from_dict
+
+from . import passwords, ratings
+
+log = logging.getLogger("dicecup.profiles")
+
+Period = Literal["all", "month", "week"]
+Kind = Literal["best", "rating"]
+DELETED_NAME = "Deleted player"
+HISTOGRAM_BIN = 25
+"""Points per bar of a stats histogram."""
+_PROFILE_ID = re.compile(r"^[A-Za-z0-9_-]{12}$")
+
+
+@dataclass(frozen=True)
+class ProfileAuth:
+    """A checked profile token: whose it is, and which token row (to sign out)."""
+
+    profile_id: str
+    token_id: int
+
+
+def period_start(period: Period, at: datetime) -> str:
+    """The first day (UTC) of the period ``at`` falls in: ``''`` for ``all``,
+    the month's first day, or the ISO week's Monday."""
+    day = at.astimezone(UTC).date() if at.tzinfo else at.date()
+    if period == "all":
+        return ""
+    if period == "month":
+        return day.replace(day=1).isoformat()
+    return (day - timedelta(days=day.weekday())).isoformat()
+
+
+def replay_path(code: str, number: int) -> str:
+    return f"/r/{code}/games/{number}"
+
+
+def normalize_username(username: str) -> str:
+    return username.strip().casefold()
+
+
+class ProfileService:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    # -- profiles and tokens ----------------------------------------------------------------
+
+    async def create(self, name: str) -> tuple[JSON, str]:
+        """A new profile and its first token."""
+        token = room_secrets.new_token()
+        async with self.db.write() as session:
+            profile = Profile(id=room_secrets.new_player_id(), name=name, created_at=utcnow())
+            session.add(profile)
+            await session.flush()
+            session.add(ProfileToken(profile_id=profile.id, token_hash=room_secrets.token_hash(token), kind="profile"))
+            view = await self._view(session, profile, private=True)
+        return view, token
+
+    async def authenticate(self, token: str | None) -> ProfileAuth:
+        """The profile a token stands for; ``unauthorized`` for none or an unknown one."""
+        if not token:
+            raise DomainError("unauthorized", "this needs a profile token (Authorization: Bearer ...)")
+        async with self.db.read() as session:
+            row = (
+                await session.execute(
+                    select(ProfileToken.id, ProfileToken.profile_id).where(
+                        ProfileToken.token_hash == room_secrets.token_hash(token)
+                    )
+                )
+            ).first()
+        if row is None:
+            raise DomainError("unauthorized", "unknown profile token")
+        return ProfileAuth(row.profile_id, row.id)
+
+    async def profile(self, profile_id: str, private: bool = False) -> JSON:
+        async with self.db.read() as session:
+            profile = await self._profile(session, profile_id)
+            return await self._view(session, profile, private=private)
+
+    # -- sign-in ------------------------------------------------------------------------------
+
+    async def set_credentials(self, auth: ProfileAuth, username: str, password: str) -> JSON:
+        """Give the profile a username and password (replacing any it had)."""
+        key = normalize_username(username)
+        hashed = await passwords.hash_password(password)
+        async with self.db.write() as session:
+            profile = await self._profile(session, auth.profile_id)
+            taken = (
+                await session.execute(select(ProfileCredential.profile_id).where(ProfileCredential.username == key))
+            ).scalar_one_or_none()
+            if taken is not None and taken != profile.id:
+                raise DomainError("username_taken", "that username is taken")
+            credential = await session.get(ProfileCredential, profile.id)
+            if credential is None:
+                session.add(ProfileCredential(profile_id=profile.id, username=key, password_hash=hashed))
+            else:
+                credential.username, credential.password_hash, credential.updated_at = key, hashed, utcnow()
+            await session.flush()
+            return await self._view(session, profile, private=True)
+
+    async def sign_in(self, username: str, password: str) -> tuple[JSON, str] | None:
+        """A new session token for the profile with these credentials, or
+        ``None`` (the caller counts the failure). An unknown username costs a
+        dummy hash's verification: as long as a wrong password."""
+        key = normalize_username(username)
+        async with self.db.read() as session:
+            found = (
+                await session.execute(
+                    select(ProfileCredential.profile_id, ProfileCredential.password_hash).where(
+                        ProfileCredential.username == key
+                    )
+                )
+            ).first()
+        ok = await passwords.verify_password(None if found is None else found.password_hash, password)
+        if not ok or found is None:
+            return None
+        token = room_secrets.new_token()
+        async with self.db.write() as session:
+            profile = await self._profile(session, found.profile_id)
+            session.add(ProfileToken(profile_id=profile.id, token_hash=room_secrets.token_hash(token), kind="session"))
+            view = await self._view(session, profile, private=True)
+        return view, token
+
+    async def sign_out(self, auth: ProfileAuth) -> None:
+        async with self.db.write() as session:
+            await session.execute(delete(ProfileToken).where(ProfileToken.id == auth.token_id))
+
+    # -- seats --------------------------------------------------------------------------------
+
+    async def take_back_seat(
+        self, rooms: RoomService, auth: ProfileAuth, code: str, player_id: str
+    ) -> tuple[JSON, str]:
+        """A new token for a seat of this profile in an open room; the old one
+        stops working, and a ``seat_token_rotated`` event (after which every
+        instance's hub closes the seat's sockets) is published through the
+        room service (its transaction helpers: the room locked, the version
+        moved, the event appended and published after the commit)."""
+        token = room_secrets.new_token()
+        changes = _Changes()
+        async with self.db.write() as session:
+            room = await rooms._room(session, code, lock=True)
+            player = (
+                await session.execute(
+                    select(Player).where(Player.room_id == room.id, Player.id == player_id, Player.left_at.is_(None))
+                )
+            ).scalar_one_or_none()
+            if player is None or player.bot is not None:
+                raise DomainError("player_not_found", f"room {room.code} has no player {player_id}")
+            if player.profile_id != auth.profile_id:
+                raise DomainError("forbidden", "this seat is not your profile's")
+            if room.status == "closed":
+                raise DomainError("room_closed", f"room {room.code} has closed: its last player left")
+            player.token_hash = room_secrets.token_hash(token)
+            rooms._append(
+                session, room, changes, [("seat_token_rotated", player.id, {"player": rooms._pv(player, room)})]
+            )
+            view = await rooms._view(session, room)
+            seat = rooms._pv(player, room)
+        await rooms._publish(view, changes)
+        return seat, token
+
+    # -- results ------------------------------------------------------------------------------
+
+    def watching(self, publisher: Publisher) -> Publisher:
+        """``publisher``, recording each finished game's results after it is published."""
+        return _Watching(self, publisher)
+
+    async def record_room(self, code: str) -> int:
+        """Record every finished game of the room not yet recorded; how many."""
+        async with self.db.read() as session:
+            room_id = (await session.execute(select(Room.id).where(Room.code == code))).scalar_one_or_none()
+            if room_id is None:
+                return 0
+            recorded = select(GameResult.game_id).where(GameResult.game_id == Game.id).exists()
+            games = (
+                await session.execute(
+                    select(Game.id).where(Game.room_id == room_id, Game.status == "finished", ~recorded)
+                )
+            ).scalars()
+            ids = list(games)
+        for game_id in ids:
+            await self.record_game(game_id)
+        return len(ids)
+
+    async def record_game(self, game_id: int) -> bool:
+        """Write a finished game's results, bests and ratings (once)."""
+        try:
+            async with self.db.write() as session:
+                return await self._record(session, game_id)
+        except IntegrityError:
+            return False  # recorded meanwhile (another instance)
+
+    async def _record(self, session: AsyncSession, game_id: int) -> bool:
+        game = await session.get(Game, game_id)
+        if game is None or game.status != "finished":
+            return False
+        if (await session.execute(select(GameResult.id).where(GameResult.game_id == game_id).limit(1))).first():
+            return False
+        room = await session.get(Room, game.room_id)
+        assert room is not None
+        state = state_from_dict(game.state)
+        rules = get_ruleset(state.ruleset)
+        players = {
+            p.id: p for p in (await session.execute(select(Player).where(Player.id.in_(list(state.order))))).scalars()
+        }
+        totals = {pid: rules.totals(state.scorecards[pid]) for pid in state.order}
+        winners = set(game.winners or [])
+        at = game.finished_at or utcnow()
+        results = []
+        for pid in state.order:
+            player, total = players.get(pid), totals[pid]
+            card = state.scorecards[pid]
+            five = 1 if card.boxes.get(state.ruleset) else 0  # the yahtzee / yacht / yatzy box
+            result = GameResult(
+                game_id=game.id,
+                room_code=room.code,
+                game_number=game.number,
+                ruleset=state.ruleset,
+                player_id=pid,
+                profile_id=None if player is None else player.profile_id,
+                name="?" if player is None else player.name,
+                bot=None if player is None else player.bot,
+                seats=len(state.order),
+                score=total.total,
+                place=1 + sum(1 for other in totals.values() if other.total > total.total),
+                won=pid in winners,
+                yahtzees=five + total.yahtzee_bonus // 100,
+                upper_bonus=total.upper_bonus > 0,
+                finished_at=at,
+            )
+            session.add(result)
+            results.append(result)
+        await session.flush()
+        for result in results:
+            if result.profile_id is not None:
+                await self._best(session, result)
+        await self._rate(session, results, at)
+        return True
+
+    @staticmethod
+    async def _best(session: AsyncSession, result: GameResult) -> None:
+        assert result.profile_id is not None
+        for period in ("all", "month", "week"):
+            key = (result.profile_id, result.ruleset, period, period_start(period, result.finished_at))
+            best = await session.get(Best, key)
+            if best is None:
+                session.add(
+                    Best(
+                        profile_id=key[0],
+                        ruleset=key[1],
+                        period=key[2],
+                        period_start=key[3],
+                        score=result.score,
+                        room_code=result.room_code,
+                        game_number=result.game_number,
+                        achieved_at=result.finished_at,
+                    )
+                )
+            elif result.score > best.score:
+                best.score, best.room_code, best.game_number = result.score, result.room_code, result.game_number
+                best.achieved_at = result.finished_at
+
+    @staticmethod
+    async def _rate(session: AsyncSession, results: Sequence[GameResult], at: datetime) -> None:
+        """OpenSkill update among the game's profile seats (see :mod:`.ratings`)."""
+        rated = [r for r in results if r.profile_id is not None and r.bot is None]
+        profiles = [r.profile_id for r in rated]
+        if len(rated) < 2 or len(set(profiles)) != len(profiles):
+            return
+        ruleset = rated[0].ruleset
+        rows = {
+            r.profile_id: r
+            for r in (
+                await session.execute(select(Rating).where(Rating.ruleset == ruleset, Rating.profile_id.in_(profiles)))
+            ).scalars()
+        }
+        before = [
+            ratings.Skill(rows[p].mu, rows[p].sigma) if p in rows else ratings.Skill(ratings.MU, ratings.SIGMA)
+            for p in profiles
+        ]
+        after = ratings.rate(before, [r.score for r in rated])
+        for result, old, new in zip(rated, before, after, strict=True):
+            assert result.profile_id is not None
+            row = rows.get(result.profile_id)
+            if row is None:
+                row = Rating(profile_id=result.profile_id, ruleset=ruleset, games=0)
+                session.add(row)
+            row.mu, row.sigma, row.ordinal = new.mu, new.sigma, ratings.ordinal(new.mu, new.sigma)
+            row.games = (row.games or 0) + 1
+            row.updated_at = at
+            session.add(
+                RatingChange(
+                    profile_id=result.profile_id,
+                    ruleset=ruleset,
+                    room_code=result.room_code,
+                    game_number=result.game_number,
+                    mu_before=old.mu,
+                    sigma_before=old.sigma,
+                    mu=new.mu,
+                    sigma=new.sigma,
+                    at=at,
+                )
+            )
+
+    # -- stats, boards, history ---------------------------------------------------------------
+
+    async def stats(self, profile_id: str, ruleset: str | None) -> JSON:
+        async with self.db.read() as session:
+            profile = await self._profile(session, profile_id)
+            return {"profile_id": profile.id, "rulesets": await self._stats(session, profile.id, ruleset)}
+
+    @staticmethod
+    async def _stats(session: AsyncSession, profile_id: str, ruleset: str | None) -> dict[str, JSON]:
+        where = [GameResult.profile_id == profile_id]
+        if ruleset is not None:
+            where.append(GameResult.ruleset == ruleset)
+        rows = (
+            await session.execute(
+                select(
+                    GameResult.ruleset,
+                    func.count(),
+                    func.sum(func.cast(GameResult.won, Integer)),
+                    func.avg(GameResult.score),
+                    func.max(GameResult.score),
+                    func.sum(GameResult.yahtzees),
+                    func.sum(func.cast(GameResult.upper_bonus, Integer)),
+                )
+                .where(*where)
+                .group_by(GameResult.ruleset)
+            )
+        ).all()
+        solo_rows = await session.execute(
+            select(GameResult.ruleset, func.max(GameResult.score))
+            .where(*where, GameResult.seats == 1)
+            .group_by(GameResult.ruleset)
+        )
+        solo: dict[str, int] = {rs: int(best) for rs, best in solo_rows.all()}
+        bins: dict[str, dict[int, int]] = {}
+        bucket = GameResult.score // HISTOGRAM_BIN
+        for rs, b, n in (
+            await session.execute(
+                select(GameResult.ruleset, bucket, func.count()).where(*where).group_by(GameResult.ruleset, bucket)
+            )
+        ).all():
+            bins.setdefault(rs, {})[int(b)] = int(n)
+        out: dict[str, JSON] = {}
+        for rs, games, wins, average, best, yahtzees, bonuses in rows:
+            out[rs] = {
+                "games": int(games),
+                "wins": int(wins or 0),
+                "win_rate": round(int(wins or 0) / games, 4),
+                "average": round(float(average), 2),
+                "best": int(best),
+                "solo_best": solo.get(rs),
+                "yahtzees": int(yahtzees or 0),
+                "upper_bonus_rate": round(int(bonuses or 0) / games, 4),
+                "histogram": [
+                    {"from": b * HISTOGRAM_BIN, "to": b * HISTOGRAM_BIN + HISTOGRAM_BIN - 1, "games": n}
+                    for b, n in sorted(bins.get(rs, {}).items())
+                ],
+            }
+        return out
+
+    async def rating_history(self, profile_id: str, ruleset: str | None, offset: int, limit: int) -> JSON:
+        async with self.db.read() as session:
+            profile = await self._profile(session, profile_id)
+            where = [RatingChange.profile_id == profile.id]
+            if ruleset is not None:
+                where.append(RatingChange.ruleset == ruleset)
+            changes = (
+                await session.execute(
+                    select(RatingChange).where(*where).order_by(RatingChange.id).offset(offset).limit(limit)
+                )
+            ).scalars()
+            return {"profile_id": profile.id, "history": [_change_view(c) for c in changes]}
+
+    async def leaderboard(
+        self, ruleset: str, kind: Kind, period: Period, offset: int, limit: int, now: datetime | None = None
+    ) -> JSON:
+        start = period_start(period, now or utcnow())
+        async with self.db.read() as session:
+            entries: list[JSON] = []
+            if kind == "best":
+                stmt = (
+                    select(Best, Profile.name)
+                    .join(Profile, Profile.id == Best.profile_id)
+                    .where(Best.ruleset == ruleset, Best.period == period, Best.period_start == start)
+                    .order_by(Best.score.desc(), Best.achieved_at, Best.profile_id)
+                    .offset(offset)
+                    .limit(limit + 1)
+                )
+                for best, name in (await session.execute(stmt)).all():
+                    entries.append(
+                        {
+                            "rank": offset + len(entries) + 1,
+                            "profile_id": best.profile_id,
+                            "name": name,
+                            "score": best.score,
+                            "rating": None,
+                            "game": _game_ref(best.room_code, best.game_number),
+                            "at": iso_utc(best.achieved_at),
+                        }
+                    )
+            else:
+                where = [Rating.ruleset == ruleset]
+                if period != "all":
+                    where.append(Rating.updated_at >= datetime.fromisoformat(start).replace(tzinfo=UTC))
+                stmt2 = (
+                    select(Rating, Profile.name)
+                    .join(Profile, Profile.id == Rating.profile_id)
+                    .where(*where)
+                    .order_by(Rating.ordinal.desc(), Rating.profile_id.desc())
+                    .offset(offset)
+                    .limit(limit + 1)
+                )
+                for rating, name in (await session.execute(stmt2)).all():
+                    entries.append(
+                        {
+                            "rank": offset + len(entries) + 1,
+                            "profile_id": rating.profile_id,
+                            "name": name,
+                            "score": None,
+                            "rating": _rating_view(rating),
+                            "game": None,
+                            "at": iso_utc(rating.updated_at),
+                        }
+                    )
+        more = len(entries) > limit
+        return {
+            "ruleset": ruleset,
+            "kind": kind,
+            "period": period,
+            "period_start": start or None,
+            "offset": offset,
+            "entries": entries[:limit],
+            "next_offset": offset + limit if more else None,
+        }
+
+    async def games(self, auth: ProfileAuth, offset: int, limit: int) -> JSON:
+        """The profile's open seats (rooms not closed: rejoin from any device), then its
+        finished games, newest first."""
+        async with self.db.read() as session:
+            seats = (
+                await session.execute(
+                    select(Player, Room)
+                    .join(Room, Room.id == Player.room_id)
+                    .where(Player.profile_id == auth.profile_id, Player.left_at.is_(None), Room.status != "closed")
+                    .order_by(Player.joined_at.desc())
+                    .limit(100)
+                )
+            ).all()
+            open_seats = [
+                {
+                    "room_code": room.code,
+                    "ruleset": room.ruleset,
+                    "status": room.status,
+                    "player_id": player.id,
+                    "name": player.name,
+                    "game_number": room.game_number,
+                    "joined_at": iso_utc(player.joined_at),
+                }
+                for player, room in seats
+            ]
+            results = (
+                await session.execute(
+                    select(GameResult)
+                    .where(GameResult.profile_id == auth.profile_id)
+                    .order_by(GameResult.finished_at.desc(), GameResult.id.desc())
+                    .offset(offset)
+                    .limit(limit + 1)
+                )
+            ).scalars()
+            games = [_result_view(r) for r in results]
+        return {
+            "open": open_seats,
+            "games": games[:limit],
+            "next_offset": offset + limit if len(games) > limit else None,
+        }
+
+    # -- privacy ------------------------------------------------------------------------------
+
+    async def export(self, auth: ProfileAuth) -> JSON:
+        """Everything stored about the profile (token digests excepted)."""
+        async with self.db.read() as session:
+            profile = await self._profile(session, auth.profile_id)
+            pid = profile.id
+            view = await self._view(session, profile, private=True)
+            tokens = (
+                await session.execute(
+                    select(ProfileToken).where(ProfileToken.profile_id == pid).order_by(ProfileToken.id)
+                )
+            ).scalars()
+            seats = (
+                await session.execute(
+                    select(Player, Room.code)
+                    .join(Room, Room.id == Player.room_id)
+                    .where(Player.profile_id == pid)
+                    .order_by(Player.joined_at)
+                )
+            ).all()
+            results = (
+                await session.execute(
+                    select(GameResult).where(GameResult.profile_id == pid).order_by(GameResult.finished_at)
+                )
+            ).scalars()
+            bests = (
+                await session.execute(
+                    select(Best).where(Best.profile_id == pid).order_by(Best.ruleset, Best.period, Best.period_start)
+                )
+            ).scalars()
+            changes = (
+                await session.execute(
+                    select(RatingChange).where(RatingChange.profile_id == pid).order_by(RatingChange.id)
+                )
+            ).scalars()
+            return {
+                "profile": view,
+                "tokens": [{"kind": t.kind, "created_at": iso_utc(t.created_at)} for t in tokens],
+                "seats": [
+                    {
+                        "room_code": code,
+                        "player_id": p.id,
+                        "name": p.name,
+                        "bot": p.bot,
+                        "joined_at": iso_utc(p.joined_at),
+                        "left_at": None if p.left_at is None else iso_utc(p.left_at),
+                    }
+                    for p, code in seats
+                ],
+                "games": [_result_view(r) for r in results],
+                "bests": [
+                    {
+                        "ruleset": b.ruleset,
+                        "period": b.period,
+                        "period_start": b.period_start or None,
+                        "score": b.score,
+                        "game": _game_ref(b.room_code, b.game_number),
+                        "at": iso_utc(b.achieved_at),
+                    }
+                    for b in bests
+                ],
+                "rating_history": [_change_view(c) for c in changes],
+            }
+
+    async def delete(self, auth: ProfileAuth) -> None:
+        """Delete the profile: its tokens, credentials, bests and ratings go;
+        its seats and results stay for the other players' history and stats,
+        renamed ``Deleted player`` and linked to no profile."""
+        async with self.db.write() as session:
+            profile = await self._profile(session, auth.profile_id)
+            pid = profile.id
+            seat_ids = list((await session.execute(select(Player.id).where(Player.profile_id == pid))).scalars())
+            await session.execute(
+                update(Player).where(Player.profile_id == pid).values(profile_id=None, name=DELETED_NAME)
+            )
+            await session.execute(
+                update(GameResult).where(GameResult.profile_id == pid).values(profile_id=None, name=DELETED_NAME)
+            )
+            if seat_ids:
+                events = (
+                    await session.execute(
+                        select(Event).where(
+                            Event.player_id.in_(seat_ids),
+                            Event.type.in_(["player_joined", "player_left", "seat_token_rotated"]),
+                        )
+                    )
+                ).scalars()
+                for event in events:
+                    player = dict(event.data.get("player") or {})
+                    if player:
+                        event.data = {**event.data, "player": {**player, "name": DELETED_NAME}}
+            await session.delete(profile)
+
+    # -- helpers ------------------------------------------------------------------------------
+
+    @staticmethod
+    async def _profile(session: AsyncSession, profile_id: str) -> Profile:
+        profile = await session.get(Profile, profile_id) if _PROFILE_ID.match(profile_id) else None
+        if profile is None:
+            raise DomainError("profile_not_found", f"no profile {profile_id!r}")
+        return profile
+
+    async def _view(self, session: AsyncSession, profile: Profile, private: bool = False) -> JSON:
+        rows = (await session.execute(select(Rating).where(Rating.profile_id == profile.id))).scalars()
+        headline = (
+            await session.execute(
+                select(
+                    GameResult.ruleset,
+                    func.count(),
+                    func.sum(func.cast(GameResult.won, Integer)),
+                    func.max(GameResult.score),
+                )
+                .where(GameResult.profile_id == profile.id)
+                .group_by(GameResult.ruleset)
+            )
+        ).all()
+        view: JSON = {
+            "id": profile.id,
+            "name": profile.name,
+            "created_at": iso_utc(profile.created_at),
+            "ratings": {r.ruleset: _rating_view(r) for r in rows},
+            "stats": {rs: {"games": int(n), "wins": int(w or 0), "best": int(b)} for rs, n, w, b in headline},
+        }
+        if private:
+            username = (
+                await session.execute(
+                    select(ProfileCredential.username).where(ProfileCredential.profile_id == profile.id)
+                )
+            ).scalar_one_or_none()
+            view["username"] = username
+        return view
+
+
+def _game_ref(code: str, number: int) -> JSON:
+    return {"room_code": code, "number": number, "replay": replay_path(code, number)}
+
+
+def _rating_view(rating: Rating) -> JSON:
+    return {
+        "mu": round(rating.mu, 4),
+        "sigma": round(rating.sigma, 4),
+        "ordinal": round(rating.ordinal, 4),
+        "games": rating.games,
+    }
+
+
+def _change_view(change: RatingChange) -> JSON:
+    return {
+        "ruleset": change.ruleset,
+        "game": _game_ref(change.room_code, change.game_number),
+        "before": {"mu": change.mu_before, "sigma": change.sigma_before},
+        "after": {"mu": change.mu, "sigma": change.sigma},
+        "at": iso_utc(change.at),
+    }
+
+
+def _result_view(result: GameResult) -> JSON:
+    return {
+        "ruleset": result.ruleset,
+        "game": _game_ref(result.room_code, result.game_number),
+        "player_id": result.player_id,
+        "name": result.name,
+        "seats": result.seats,
+        "score": result.score,
+        "place": result.place,
+        "won": result.won,
+        "yahtzees": result.yahtzees,
+        "upper_bonus": result.upper_bonus,
+        "finished_at": iso_utc(result.finished_at),
+    }
+
+
+class _Watching:
+    def __init__(self, service: ProfileService, inner: Publisher) -> None:
+        self.service = service
+        self.inner = inner
+
+    async def publish(self, code: str, events: Sequence[JSON], room: JSON) -> None:
+        await self.inner.publish(code, events, room)
+        if any(event["type"] == "game_finished" for event in events):
+            try:
+                await self.service.record_room(code)
+            except Exception:  # stats must never take an action down
+                log.exception("recording the results of room %s failed", code)
+
+
+__all__: list[str] = ["ProfileAuth", "ProfileService", "period_start"]
