@@ -17,6 +17,7 @@ RUN python -m venv /opt/dicecup \
 COPY pyproject.toml setup.py MANIFEST.in README.md alembic.ini ./
 COPY migrations ./migrations
 COPY app ./app
+COPY clients/js/src ./clients/js/src
 # A regular (non-editable) install: the migrations travel inside the package.
 # pip and setuptools are not needed at run time. Bytecode compiled now: the
 # server's user cannot write it at run time.

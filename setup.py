@@ -25,6 +25,11 @@ class BuildWithMigrations(build_py):
             shutil.rmtree(target)
         shutil.copytree(ROOT / "migrations", target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         shutil.copy2(ROOT / "alembic.ini", target / "alembic.ini")
+        # The web client's transport: the JavaScript SDK, served at /static/sdk/ (app/web/__init__.py).
+        sdk = Path(self.build_lib) / "app" / "web" / "_sdk"
+        if sdk.exists():
+            shutil.rmtree(sdk)
+        shutil.copytree(ROOT / "clients" / "js" / "src", sdk)
 
 
 setup(cmdclass={"build_py": BuildWithMigrations})

@@ -1,27 +1,69 @@
 """The web client: static HTML, CSS and JavaScript modules, served at ``/``,
 at ``/r/{code}`` (a room's shareable link) and at ``/rules/{ruleset}``
-(how to play)."""
+(how to play).
+
+The client is built on the JavaScript SDK (``clients/js/src``), served as it
+is at ``/static/sdk/``: one copy of the transport, no build step. Every URL the
+client uses is relative to the page's ``<base href>``, which is the root path
+the app is served under (``uvicorn --root-path``), so it works behind a proxy
+that adds a prefix. ``/sw.js`` is the service worker (scope: the root path),
+versioned by a hash of the files it caches; ``/static/manifest.webmanifest``
+makes the client installable."""
 
 from __future__ import annotations
 
+import hashlib
+import html
 from pathlib import Path
 
-from fastapi import FastAPI
-from fastapi.responses import FileResponse
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 STATIC = Path(__file__).parent / "static"
+# The SDK: packed into the package by setup.py (a wheel, the Docker image), or
+# the repository's own copy (a checkout, an editable install).
+SDK_CANDIDATES = (Path(__file__).parent / "_sdk", Path(__file__).resolve().parents[2] / "clients" / "js" / "src")
+BASE_MARK = '<base href="/">'
+
+
+def sdk_dir() -> Path:
+    for path in SDK_CANDIDATES:
+        if (path / "index.js").is_file():
+            return path
+    raise RuntimeError("the JavaScript SDK (clients/js/src) is missing: the web client cannot be served")
+
+
+def shell_version(*roots: Path) -> str:
+    """A hash of every file the service worker caches: a new release is a new worker and a new cache."""
+    digest = hashlib.sha256()
+    for root in roots:
+        for path in sorted(p for p in root.rglob("*") if p.is_file() and p.suffix != ".txt"):
+            digest.update(str(path.relative_to(root)).encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def mount_web(app: FastAPI, static_dir: Path | None = None) -> None:
     root = static_dir or STATIC
-    index = root / "index.html"
+    sdk = sdk_dir()
+    template = (root / "index.html").read_text(encoding="utf-8")
+    if BASE_MARK not in template:
+        raise RuntimeError(f"index.html must carry {BASE_MARK}")
+    worker = (root / "sw.js").read_text(encoding="utf-8").replace("__VERSION__", shell_version(root, sdk))
 
-    async def page() -> FileResponse:
-        # no-cache: a new release's client is picked up on the next visit
-        return FileResponse(index, headers={"cache-control": "no-cache"})
+    async def page(request: Request) -> HTMLResponse:
+        # The base is the root path the app is served under: every URL of the
+        # client is relative to it. no-cache: a new release is picked up on the next visit.
+        base = html.escape(request.scope.get("root_path", "").rstrip("/") + "/", quote=True)
+        return HTMLResponse(template.replace(BASE_MARK, f'<base href="{base}">'), headers={"cache-control": "no-cache"})
+
+    async def service_worker() -> Response:
+        return Response(worker, media_type="text/javascript", headers={"cache-control": "no-cache"})
 
     app.add_api_route("/", page, include_in_schema=False)
     app.add_api_route("/r/{code}", page, include_in_schema=False)
     app.add_api_route("/rules/{ruleset}", page, include_in_schema=False)  # how to play, client-side
+    app.add_api_route("/sw.js", service_worker, include_in_schema=False)
+    app.mount("/static/sdk", StaticFiles(directory=sdk), name="sdk")
     app.mount("/static", StaticFiles(directory=root), name="static")

@@ -1,44 +1,27 @@
-// The REST API (docs/api.md). Errors come back as ApiError with the server's code.
-export class ApiError extends Error {
-  constructor(status, code, detail) {
-    super(detail || code);
-    this.status = status;
-    this.code = code;
-    this.detail = detail;
-  }
-}
+// Transport: the JavaScript SDK (clients/js, served at static/sdk/), with the
+// server found relative to the page's <base>, so the client works under any
+// root path. Plus the few endpoints the SDK has no helper for, and where a
+// tab keeps its seat.
+import { DicecupApi, DicecupError, RoomConnection, RoomStore } from '../sdk/index.js';
 
-async function request(method, path, { body, token } = {}) {
-  const headers = {};
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  if (token) headers.authorization = `Bearer ${token}`;
-  let response;
-  try {
-    response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  } catch {
-    throw new ApiError(0, 'network', '');
-  }
-  if (response.status === 204) return null;
-  const data = await response.json().catch(() => ({}));
-  if (!response.ok) throw new ApiError(response.status, data.code || 'generic', data.detail || '');
-  return data;
-}
+export { DicecupError, RoomConnection, RoomStore };
 
-const room = (code) => `/api/rooms/${encodeURIComponent(code)}`;
+/** The server's root: where the page was served from (<base href>, the root path). */
+export const BASE = new URL(document.baseURI);
 
-export const api = {
-  rulesets: (lang) => request('GET', lang ? `/api/rulesets?lang=${encodeURIComponent(lang)}` : '/api/rulesets'),
-  createRoom: (body) => request('POST', '/api/rooms', { body }),
-  room: (code) => request('GET', room(code)),
-  join: (code, name) => request('POST', `${room(code)}/players`, { body: { name } }),
-  leave: (code, playerId, token) => request('DELETE', `${room(code)}/players/${encodeURIComponent(playerId)}`, { token }),
-  start: (code, token) => request('POST', `${room(code)}/games`, { token }),
-  addBot: (code, level, token) => request('POST', `${room(code)}/bots`, { body: { level }, token }),
-  hint: (code, token) => request('GET', `${room(code)}/hint`, { token }),
-  chances: (code) => request('GET', `${room(code)}/chances`),
-  analysis: (code, number) => request('GET', `${room(code)}/games/${number}/analysis`),
-  events: (code, after) => request('GET', `${room(code)}/events?after=${after}&limit=1000`),
-};
+/** An absolute URL of an app path ('r/ABC', 'rules/yacht'), under the root path. */
+export const appUrl = (path) => new URL(String(path).replace(/^\/+/, ''), BASE);
+
+export const api = new DicecupApi({ baseUrl: BASE });
+
+const room = (code) => DicecupApi.room(code);
+
+/** GET /api/rulesets with labels in `lang`. */
+export const rulesets = (lang) => api.request('GET', 'api/rulesets', { query: { lang } });
+/** GET /api/rooms/{code}/chances: each player's chance of winning the current game. */
+export const chances = (code) => api.request('GET', `${room(code)}/chances`);
+/** GET /api/rooms/{code}/games/{number}/analysis: the post-game analysis. */
+export const analysis = (code, number) => api.request('GET', `${room(code)}/games/${number}/analysis`);
 
 // A seat token is the only way back into a seat. Each tab holds its own seat
 // (sessionStorage), so a friend can join from another tab of the same browser;

@@ -94,6 +94,6 @@ export function howToPlay(rules) {
       <h2>${esc(t('howto.end_title'))}</h2>
       ${notes}
       <p>${esc(t('howto.end', { rounds: rules.rounds }))}</p>
-      <p><a href="/" id="howto-back">${esc(t('howto.back'))}</a></p>
+      <p><a href="./" id="howto-back">${esc(t('howto.back'))}</a></p>
     </article>`;
 }

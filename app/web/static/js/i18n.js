@@ -1,4 +1,4 @@
-// Message catalogs: every string a person reads comes from /static/i18n/<lang>.json.
+// Message catalogs: every string a person reads comes from static/i18n/<lang>.json (relative to the page's <base>).
 // Adding a language is one new catalog file and one line in LANGUAGES (its
 // own name for itself, shown in the language switch). docs/translations.md.
 export const LANGUAGES = {
@@ -53,7 +53,7 @@ export function remember(lang) {
 }
 
 async function fetchCatalog(lang) {
-  const response = await fetch(`/static/i18n/${lang}.json`);
+  const response = await fetch(`static/i18n/${lang}.json`);
   if (!response.ok) throw new Error(`catalog ${lang}: ${response.status}`);
   return response.json();
 }

@@ -1,0 +1,321 @@
+// Views: each part of the room screen as HTML from the state, drawn only when
+// it changed (js/dom.js). Nothing here knows the rules: boxes, sections,
+// bonuses and bot levels come from GET /api/rulesets.
+import { appUrl, seats } from './api.js';
+import { dieSvg } from './dice.js';
+import { decimal, language, list, n, plural, t } from './i18n.js';
+import { esc } from './dom.js';
+import { S, boxLabel, me, myTurn, playerName, room as currentRoom, ruleset } from './state.js';
+
+const percent = (value) =>
+  new Intl.NumberFormat(`${language()}-u-nu-latn`, { style: 'percent', maximumFractionDigits: 0 }).format(value);
+const points1 = (value) => decimal(value, 1);
+
+// ---------------------------------------------------------------- room head, players, lobby
+
+function resumeOffer(room) {
+  const remembered = !S.seat && seats.remembered(room.code);
+  if (!remembered || !room.players.some((p) => p.id === remembered.playerId)) return '';
+  return `<button class="primary" data-action="resume" id="resume-seat">${esc(t('room.continue_as', { name: remembered.name || '?' }))}</button>`;
+}
+
+export function roomHeader(room) {
+  const link = appUrl(`r/${room.code}`).href;
+  return `<section class="card room-head">${resumeOffer(room)}
+      <div><h1 id="room-title" tabindex="-1">${esc(t('room.title', { code: room.code }))}</h1>
+      <p class="muted">${esc(t(`ruleset.${room.ruleset}`))}${room.game ? ` · ${esc(t('game.title', { number: room.game.number }))}` : ''}</p>
+      <p><a href="rules/${esc(room.ruleset)}" target="_blank" rel="noopener" id="rules-link">${esc(t('howto.title', { ruleset: t(`ruleset.${room.ruleset}`) }))}</a></p></div>
+      <div class="share"><span class="muted">${esc(t('room.share'))}</span>
+        <code id="room-link">${esc(link)}</code>
+        <button data-action="copy" id="copy-link">${esc(t('room.copy_link'))}</button></div>
+    </section>`;
+}
+
+/** The players as keyed items (one <li> each). */
+export function playerItems(room) {
+  return room.players.map((p) => ({
+    key: p.id,
+    html: `<li data-player="${esc(p.id)}">
+        <span class="dot ${p.connected ? 'on' : ''}" title="${esc(t(p.connected ? 'room.online' : 'room.away'))}"></span>
+        <span class="name">${esc(p.name)}</span>
+        ${p.id === me() ? `<span class="tag">${esc(t('room.you'))}</span>` : ''}
+        ${p.host ? `<span class="tag">${esc(t('room.host'))}</span>` : ''}
+        ${p.bot ? `<span class="tag">${esc(t('room.bot'))}</span>` : ''}
+      </li>`,
+  }));
+}
+
+export function lobbyActions(room) {
+  const isHost = me() && room.host_id === me();
+  const full = room.players.length >= room.max_players;
+  let actions = '';
+  if (room.status === 'closed') {
+    actions = `<p>${esc(t('room.closed'))}</p>`;
+  } else if (!S.seat) {
+    actions = full
+      ? `<p>${esc(t('room.full'))}</p>`
+      : `<form data-form="join" class="row">
+          <label>${esc(t('home.name'))}<input name="name" id="join-name" required maxlength="32" value="${esc(localStorage.getItem('dicecup.name') || '')}"></label>
+          <button class="primary" id="join-submit">${esc(t('room.join_submit'))}</button>
+        </form><p class="muted">${esc(t('room.spectating'))}</p>`;
+  } else if (isHost) {
+    const label = room.status === 'finished' ? t('end.play_again') : t('room.start');
+    const levels = (ruleset()?.bot_levels || [])
+      .map((level) => `<option value="${esc(level)}">${esc(t(`bot.${level}`))}</option>`)
+      .join('');
+    const bots =
+      full || !levels
+        ? ''
+        : `<div class="row"><label>${esc(t('room.bot_level'))}<select id="bot-level">${levels}</select></label>
+          <button data-action="add-bot" id="add-bot">${esc(t('room.add_bot'))}</button></div>`;
+    actions = `${bots}<button class="primary big" data-action="start" id="start-game">${esc(label)}</button>`;
+  } else {
+    actions = `<p>${esc(t(room.status === 'finished' ? 'end.waiting_host' : 'room.waiting_host'))}</p>`;
+  }
+  const leave = S.seat && room.status !== 'closed' ? `<button class="quiet" data-action="leave" id="leave-room">${esc(t('room.leave'))}</button>` : '';
+  return `${actions}${leave}`;
+}
+
+export function lobbyTitle(room) {
+  return `${esc(t('room.players'))} <span class="muted">${esc(t('room.seats_taken', { count: room.players.length, max: room.max_players }))}</span>`;
+}
+
+// ---------------------------------------------------------------- the table
+
+export function banner(game) {
+  const rules = ruleset();
+  const text = myTurn() ? t('game.your_turn') : t('game.turn_of', { name: playerName(game.turn.player_id) });
+  return `<strong>${esc(text)}</strong> <span class="muted">${esc(t('game.round', { round: game.round, rounds: rules ? rules.rounds : game.round }))}</span>`;
+}
+
+/** One die: its label says its position, face and whether it is kept. */
+export function dieLabel(face, position, kept) {
+  return face ? t(kept ? 'game.die_kept' : 'game.die', { position, face }) : t('game.die', { position, face: '–' });
+}
+
+export { dieSvg };
+
+export function controls(game) {
+  if (!myTurn()) return '';
+  const turn = game.turn;
+  const label = turn.rolls_left ? plural('game.roll_button', turn.rolls_left) : t('game.no_rolls');
+  const hint = turn.dice ? t('game.pick_box') : t('game.roll_first');
+  const hints = currentRoom().options.hints && turn.dice;
+  return `<button class="primary big" id="roll" data-action="roll" aria-keyshortcuts="R" ${turn.rolls_left ? '' : 'disabled'} ${S.busy ? 'aria-disabled="true"' : ''}>${esc(label)}</button>
+      <p class="muted">${esc(hint)}</p>
+      <p class="muted small keys" id="keys-help">${esc(t('game.keys'))}</p>
+      ${hints ? `<button class="quiet" data-action="hint" id="hint">${esc(t('game.hint'))}</button>` : ''}
+      ${hints && S.hint ? hintView(S.hint, turn) : ''}`;
+}
+
+function hintView(hint, turn) {
+  const best = hint.best;
+  let line;
+  if (best.type === 'score') {
+    const box = hint.boxes.find((b) => b.box === best.box);
+    line = t('hint.score', { points: box.points, box: boxLabel(best.box) });
+  } else {
+    line = best.dice.length ? t('hint.keep', { dice: best.dice.map((i) => n(turn.dice[i])).join(' ') }) : t('hint.reroll_all');
+  }
+  const options = [
+    ...hint.boxes.map((b) => ({ text: t('hint.score', { points: b.points, box: boxLabel(b.box) }), ev: b.ev })),
+    ...hint.keeps.map((k) => ({ text: k.values.length ? t('hint.keep', { dice: k.values.map(n).join(' ') }) : t('hint.reroll_all'), ev: k.ev })),
+  ]
+    .sort((a, b) => b.ev - a.ev)
+    .slice(0, 5);
+  return `<div class="hint" id="hint-panel" role="status"><p><strong>${esc(line)}</strong></p>
+    <ol>${options.map((o) => `<li><span>${esc(o.text)}</span><span class="muted">${esc(t('hint.ev', { ev: points1(o.ev) }))}</span></li>`).join('')}</ol></div>`;
+}
+
+export function upperProgress(game) {
+  const bonus = ruleset()?.upper_bonus;
+  if (!bonus || !me() || !game.scorecards[me()]) return '';
+  const card = game.scorecards[me()];
+  const done = card.upper_bonus > 0;
+  const pct = Math.min(100, Math.round((card.upper_total / bonus.threshold) * 100));
+  const text = done ? t('game.upper_done') : t('game.upper_progress', { total: card.upper_total, threshold: bonus.threshold });
+  return `<div class="progress" id="upper-progress"><span id="upper-progress-text">${esc(text)}</span>
+      <progress max="${bonus.threshold}" value="${Math.min(bonus.threshold, card.upper_total)}" aria-labelledby="upper-progress-text" aria-valuetext="${pct}%"></progress></div>`;
+}
+
+export function rolloff(game) {
+  const rounds = game.rolloff
+    .map(
+      (round, r) => `<div class="rolloff-round">${r ? `<h3>${esc(t('game.rolloff_round', { round: r }))}</h3>` : ''}
+      <ul>${round
+        .map(
+          (entry) => `<li><span class="name">${esc(playerName(entry.player_id))}</span>
+          <span class="mini-dice" aria-label="${esc(entry.dice.map(n).join(' '))}">${entry.dice.map(dieSvg).join('')}</span><strong>${n(entry.total)}</strong></li>`,
+        )
+        .join('')}</ul></div>`,
+    )
+    .join('');
+  const open = game.round === 1 && game.turn && game.turn.player_id === game.order[0] && !game.turn.dice;
+  return `<details class="card rolloff" id="rolloff" ${open ? 'open' : ''}>
+      <summary>${esc(t('game.rolloff_summary', { name: playerName(game.order[0]) }))}</summary>${rounds}</details>`;
+}
+
+// ---------------------------------------------------------------- scorecard
+
+/** The scorecard's head row and body rows as keyed items (a row is redrawn only when it changed). */
+export function scorecardRows(room, game, interactive) {
+  const rules = ruleset();
+  const players = game.order.map((id) => ({ id, card: game.scorecards[id] }));
+  const turn = game.turn;
+  const scorable = interactive && turn && turn.dice ? turn.scorable : {};
+  const head = `<tr><th scope="col">${esc(t('card.box'))}</th>${players
+    .map((p) => `<th scope="col" class="${turn && turn.player_id === p.id ? 'current' : ''} ${p.id === me() ? 'mine' : ''}">${esc(playerName(p.id))}</th>`)
+    .join('')}</tr>`;
+  const cell = (p, box) => {
+    const value = p.card.boxes[box];
+    if (value !== null && value !== undefined) return `<td>${n(value)}</td>`;
+    if (p.id === me() && box in scorable) {
+      const points = scorable[box];
+      return `<td><button class="score-option ${points ? '' : 'zero'}" id="score-${esc(box)}" data-action="score" data-box="${esc(box)}" data-points="${points}"
+        aria-label="${esc(t('card.score_in', { points, box: boxLabel(box) }))}">${n(points)}</button></td>`;
+    }
+    return '<td class="open"></td>';
+  };
+  const rows = [];
+  const sum = (key, label, pick, cls = '') =>
+    rows.push({ key, html: `<tr class="sum ${cls}"><th scope="row">${esc(label)}</th>${players.map((p) => `<td>${n(pick(p.card))}</td>`).join('')}</tr>` });
+  const sections = rules.sections ? rules.sections.map((s) => s.id) : [...new Set(rules.boxes.map((b) => b.section))];
+  for (const section of sections) {
+    for (const box of rules.boxes.filter((b) => b.section === section)) {
+      rows.push({ key: `box-${box.id}`, html: `<tr data-box="${esc(box.id)}"><th scope="row">${esc(boxLabel(box.id))}</th>${players.map((p) => cell(p, box.id)).join('')}</tr>` });
+    }
+    if (section === 'upper') {
+      sum('upper-total', t('card.upper_total'), (c) => c.upper_total);
+      if (rules.upper_bonus) sum('upper-bonus', t('card.upper_bonus', { threshold: rules.upper_bonus.threshold }), (c) => c.upper_bonus);
+    } else {
+      sum('lower-total', t('card.lower_total'), (c) => c.lower_total);
+      if (rules.yahtzee_bonus) sum('yahtzee-bonus', t('card.yahtzee_bonus'), (c) => c.yahtzee_bonus);
+    }
+  }
+  sum('total', t('card.total'), (c) => c.total, 'total');
+  return { head, rows };
+}
+
+/** A whole scorecard as HTML (the end screen's, drawn once per game). */
+export function scorecardHtml(room, game) {
+  const { head, rows } = scorecardRows(room, game, false);
+  return `<div class="scroll"><table class="scorecard"><thead>${head}</thead><tbody>${rows.map((r) => r.html).join('')}</tbody></table></div>`;
+}
+
+// ---------------------------------------------------------------- win chances
+
+export function chancesView(room) {
+  const chances = S.chances;
+  if (!chances || !room.game || chances.number !== room.game.number || room.players.length < 2) return '';
+  const label = (p) => t('chances.player', { name: playerName(p.player_id), percent: percent(p.chance) });
+  const segments = chances.players
+    .map((p, i) => `<span class="segment seat-${i % 8}" style="inline-size: ${(p.chance * 100).toFixed(2)}%" title="${esc(label(p))}" data-player="${esc(p.player_id)}" data-chance="${p.chance}"></span>`)
+    .join('');
+  const legend = chances.players.map((p, i) => `<li><span class="swatch seat-${i % 8}"></span>${esc(label(p))}</li>`).join('');
+  return `<section class="card chances" id="chances" aria-label="${esc(t('chances.title'))}">
+      <h2>${esc(t('chances.title'))}</h2>
+      <div class="chance-bar" role="img" aria-label="${esc(chances.players.map(label).join(', '))}">${segments}</div>
+      <ul class="chance-legend">${legend}</ul>
+      <p class="muted small">${esc(t('chances.method', { rollouts: n(chances.rollouts) }))}</p>
+    </section>`;
+}
+
+// ---------------------------------------------------------------- the end screen and its analysis
+
+export function endView(room) {
+  const game = room.game;
+  const winners = game.winners.map(playerName);
+  const title = winners.length > 1 ? t('end.winners', { names: list(winners) }) : t('end.winner', { names: winners[0] || '' });
+  const standings = [...game.order]
+    .sort((a, b) => game.scorecards[b].total - game.scorecards[a].total)
+    .map(
+      (id) => `<li data-player="${esc(id)}" data-total="${game.scorecards[id].total}" class="${game.winners.includes(id) ? 'winner' : ''}">
+        <span class="name">${esc(playerName(id))}</span><strong>${n(game.scorecards[id].total)}</strong></li>`,
+    )
+    .join('');
+  const players = room.players;
+  const best = room.best[room.ruleset] || {};
+  const history = room.games.length
+    ? `<h3>${esc(t('end.history'))}</h3><div class="scroll"><table class="history"><thead><tr><th></th>${players.map((p) => `<th scope="col">${esc(p.name)}</th>`).join('')}</tr></thead><tbody>
+        ${room.games
+          .map(
+            (g) => `<tr><th scope="row">${esc(t('end.game', { number: g.number }))}
+              <button class="quiet small" data-action="review" data-number="${g.number}" id="review-${g.number}" aria-pressed="${(S.review || game.number) === g.number}">${esc(t('analysis.review'))}</button></th>${players
+              .map((p) => `<td class="${g.winners.includes(p.id) ? 'winner' : ''}">${p.id in g.totals ? n(g.totals[p.id]) : '–'}</td>`)
+              .join('')}</tr>`,
+          )
+          .join('')}
+        <tr class="sum"><th scope="row">${esc(t('end.best'))}</th>${players.map((p) => `<td>${p.id in best ? n(best[p.id]) : '–'}</td>`).join('')}</tr></tbody></table></div>`
+    : '';
+  return `<section class="card end" id="end">
+      <h2 id="end-title" tabindex="-1">${esc(t('end.title', { number: game.number }))}</h2>
+      <p class="winner-line" id="winner-line">${esc(title)}</p>
+      <ol class="standings" id="final">${standings}</ol>
+      ${scorecardHtml(room, game)}
+      ${history}
+      ${analysisView(S.review || game.number)}
+      <p class="muted small">${esc(t('end.fair', { seed: game.fairness.seed || '' }))}</p>
+    </section>`;
+}
+
+function choiceText(choice) {
+  if (choice.type === 'score') return t('hint.score', { points: choice.points, box: boxLabel(choice.box) });
+  return choice.values.length ? t('hint.keep', { dice: choice.values.map(n).join(' ') }) : t('hint.reroll_all');
+}
+
+function analysisView(number) {
+  if (!(number in S.analyses)) return '';
+  const analysis = S.analyses[number];
+  const title = `<h3>${esc(t('analysis.title', { number }))}</h3>`;
+  if (analysis === null) return `<section class="analysis" id="analysis" aria-busy="true">${title}<p class="muted">${esc(t('analysis.loading'))}</p></section>`;
+  if (analysis.error) return `<section class="analysis" id="analysis">${title}<p class="muted">${esc(t(`error.${analysis.error}`))}</p></section>`;
+  const seatsHtml = analysis.seats
+    .map((seat) => {
+      const worst = seat.worst.length
+        ? `<ol class="worst">${seat.worst
+            .map(
+              (d) => `<li><span>${esc(t('analysis.decision', { round: d.round, roll: d.roll, dice: d.dice.map(n).join(' ') }))}</span>
+                <span>${esc(t('analysis.chose', { choice: choiceText(d.choice) }))}</span>
+                <span>${esc(t('analysis.best', { choice: choiceText(d.best) }))}</span>
+                <strong>${esc(t('analysis.cost', { points: points1(d.loss) }))}</strong></li>`,
+            )
+            .join('')}</ol>`
+        : `<p class="muted">${esc(t('analysis.perfect'))}</p>`;
+      return `<li class="seat-analysis" data-player="${esc(seat.player_id)}" data-loss="${seat.total_loss}">
+          <p><strong>${esc(seat.name)}</strong> · ${esc(t('analysis.accuracy', { percent: percent(seat.accuracy / 100) }))}
+            · ${esc(t('analysis.loss', { points: points1(seat.total_loss) }))}</p>${worst}</li>`;
+    })
+    .join('');
+  return `<section class="analysis" id="analysis" data-number="${number}">${title}
+      <p class="muted small">${esc(t('analysis.about', { points: points1(analysis.optimal_expected) }))}</p>
+      <ul class="seats">${seatsHtml}</ul></section>`;
+}
+
+// ---------------------------------------------------------------- the log
+
+/** A log line; `name` and `started` are the names as they were when the event came (players may leave). */
+export function logLine(event, name, started) {
+  const d = event.data;
+  switch (event.type) {
+    case 'rolled':
+      return t('log.rolled', { name, dice: d.dice.map(n).join(' ') });
+    case 'kept':
+      return plural('log.kept', d.kept.filter(Boolean).length, { name });
+    case 'scored':
+      return d.yahtzee_bonus || d.upper_bonus
+        ? t('log.scored_bonus', { name, points: d.points, box: boxLabel(d.box), bonus: d.yahtzee_bonus + d.upper_bonus })
+        : t('log.scored', { name, points: d.points, box: boxLabel(d.box) });
+    case 'turn_started':
+      return t('log.turn', { name: started, round: d.round });
+    case 'player_joined':
+      return t('log.joined', { name: d.player.name });
+    case 'player_left':
+      return t('log.left', { name: d.player.name });
+    case 'game_started':
+      return t('log.started', { number: d.number });
+    case 'game_finished':
+      return t('log.finished');
+    default:
+      return null;
+  }
+}
