@@ -71,6 +71,8 @@ class World:
     """Rooms made before an operation is tested; cases are pointed at them."""
 
     rooms: list[Room] = field(default_factory=list)
+    profile: tuple[str, str, str] | None = None
+    """A profile (id, token, username; password PASSWORD): the rooms' first seats are its."""
     cases: int = 0
     statuses: list[int] = field(default_factory=list)
     headers: dict[str, str] = field(default_factory=dict)
@@ -80,6 +82,7 @@ class World:
         """Point the ``n``-th case at a room, a seat and a player, in turn
         (every few cases, and cases without a code, stay as generated)."""
         n, self.cases = self.cases, self.cases + 1
+        self.point_profile(case, n)
         if not self.rooms or "code" not in (case.path_parameters or {}):
             return
         n, index = divmod(n, len(self.rooms) + 1)
@@ -93,7 +96,7 @@ class World:
         n, index = divmod(n, len(players) + 1)
         if "player_id" in case.path_parameters and index < len(players):
             case.path_parameters["player_id"] = players[index]
-        if case.operation.security:
+        if case.operation.definition.raw.get("security") == [{"seatToken": []}]:
             # a seat of this room (most often), another room's, or as generated
             other = next(iter(self.rooms[n % len(self.rooms)].tokens.values()))
             tokens = [*room.tokens.values(), *room.tokens.values(), other]
@@ -101,17 +104,42 @@ class World:
             if index < len(tokens):
                 case.headers = {**(case.headers or {}), "Authorization": f"Bearer {tokens[index]}"}
 
+    def point_profile(self, case: Any, n: int) -> None:
+        """Profile operations (app.profiles): most cases get the profile's token,
+        its id in the path, and sign-ins its credentials; every fourth stays as generated."""
+        if self.profile is None or n % 4 == 3:
+            return
+        profile_id, token, username = self.profile
+        if case.operation.definition.raw.get("security") == [{"profileToken": []}]:
+            case.headers = {**(case.headers or {}), "Authorization": f"Bearer {token}"}
+        if "profile_id" in (case.path_parameters or {}):
+            case.path_parameters["profile_id"] = profile_id
+        if case.operation.path == "/api/sessions" and case.operation.method.upper() == "POST" and n % 2 == 0:
+            case.body = {"username": username, "password": PASSWORD}
+
     def make(self, http: httpx.Client, headers: dict[str, str]) -> None:
         self.rooms.clear()
         self.cases = 0
         self.statuses.clear()
         self.headers = headers
+        made = http.post("/api/profiles", json={"name": "Ana"})
+        assert made.status_code == 201, made.text
+        profile_id, profile_token = made.json()["profile"]["id"], made.json()["token"]
+        username = f"world_{next(USERNAMES)}_{profile_id[:4]}".replace("-", "_")
+        r = http.post(
+            "/api/profiles/me/credentials",
+            json={"username": username, "password": PASSWORD},
+            headers={"authorization": f"Bearer {profile_token}"},
+        )
+        assert r.status_code == 200, r.text
+        self.profile = (profile_id, profile_token, username)
+        linked = {"authorization": f"Bearer {profile_token}"}
         for ruleset, players, start in [
             ("yacht", ["Ana"], False),
             ("yahtzee", ["Ana", "Ben"], True),
             ("yacht", ["Cy"], True),
         ]:
-            r = http.post("/api/rooms", json={"ruleset": ruleset, "name": players[0], "max_players": 4})
+            r = http.post("/api/rooms", json={"ruleset": ruleset, "name": players[0], "max_players": 4}, headers=linked)
             assert r.status_code == 201, r.text
             room = Room(r.json()["room"]["code"], {r.json()["player"]["id"]: r.json()["token"]})
             for name in players[1:]:
@@ -148,6 +176,8 @@ class World:
 
 
 WORLD = World()
+PASSWORD = "world-password"
+USERNAMES = itertools.count(1)
 
 
 VARIANTS = {
