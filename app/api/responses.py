@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -39,6 +40,25 @@ def _jsonable_errors(errors: Any) -> list[dict[str, Any]]:
     return out
 
 
+def _methods_of_path(request: Request) -> set[str]:
+    """Every method the OpenAPI document gives the request's path (a path can
+    have several routes, e.g. GET and DELETE; the router's own 405 names only
+    the first one's)."""
+    app = request.app
+    table: list[tuple[re.Pattern[str], set[str]]] | None = getattr(app.state, "path_methods", None)
+    if table is None:
+        table = []
+        for template, item in app.openapi().get("paths", {}).items():
+            pattern = re.sub(r"\\\{[^}]+\\\}", "[^/]+", re.escape(template))
+            table.append((re.compile(pattern), {method.upper() for method in item}))
+        app.state.path_methods = table
+    path = request.url.path
+    root = request.scope.get("root_path", "")
+    if root and path.startswith(root):
+        path = path[len(root) :]
+    return {method for pattern, methods in table if pattern.fullmatch(path) for method in methods}
+
+
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(DomainError)
     async def _domain(request: Request, exc: DomainError) -> Response:
@@ -59,7 +79,14 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _http(request: Request, exc: HTTPException) -> Response:
         # Keep the exception's headers: a 405 names the path's methods in Allow.
         code = _HTTP_CODES.get(exc.status_code, "http_error")
-        return error_response(exc.status_code, code, str(exc.detail), exc.headers)
+        headers = exc.headers
+        if exc.status_code == 405:
+            # The router answers from the first route whose path matched; a
+            # path with several routes (GET and DELETE) has all their methods.
+            methods = _methods_of_path(request)
+            if methods:
+                headers = {**(headers or {}), "Allow": ", ".join(sorted(methods))}
+        return error_response(exc.status_code, code, str(exc.detail), headers)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> Response:
