@@ -151,7 +151,7 @@ async function createRoom(form) {
 let unsubscribe = null;
 
 async function openRoom(code) {
-  if (S.code === code && S.conn) return;
+  if (S.code === code) return; // already open, or opening
   closeRoom();
   S.code = code;
   S.seat = seats.get(code);
@@ -166,7 +166,7 @@ async function openRoom(code) {
     showError(error);
     return;
   }
-  if (S.code !== code) return;
+  if (S.code !== code || S.store) return;
   S.store = new RoomStore();
   S.store.set(room);
   unsubscribe = S.store.subscribe(onUpdate);
@@ -397,7 +397,6 @@ function drawDice(group, game) {
       'aria-label': V.dieLabel(face, i + 1, isKept),
       'aria-keyshortcuts': String(i + 1),
       disabled: !canKeep,
-      'aria-disabled': canKeep && S.busy ? 'true' : null,
     });
     if (S.rolled.has(i) && die.dataset.rolled !== String(S.rolledVersion)) {
       die.dataset.rolled = String(S.rolledVersion);
@@ -496,7 +495,8 @@ async function onClick(event) {
       }
       flash(t('room.copied'));
     } else if (action === 'toggle') {
-      if (!S.busy) toggle(Number(target.dataset.pos));
+      // a keep goes out even while a roll's answer is on its way: the socket keeps them in order
+      toggle(Number(target.dataset.pos));
     } else if (action === 'roll') {
       const turn = room.game.turn;
       const kept = keptShown();
