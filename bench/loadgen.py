@@ -439,7 +439,10 @@ async def run_games(
     def client(i: int, shared: httpx.AsyncClient) -> httpx.AsyncClient:
         if address is None:
             return shared
-        transport = httpx.AsyncHTTPTransport(local_address=address(i))
+        # A connection per request: a room's few calls are seconds apart, and a
+        # kept-alive connection the server times out meanwhile (uvicorn: 5 s)
+        # can close just as a request goes out ("disconnected without a response").
+        transport = httpx.AsyncHTTPTransport(local_address=address(i), limits=httpx.Limits(max_keepalive_connections=0))
         own.append(httpx.AsyncClient(base_url=urls[0], transport=transport, timeout=60))
         return own[-1]
 
