@@ -3,17 +3,31 @@ every player assumed to play solitaire-optimally from here.
 
 Method. A player's final total is their points so far plus the points still
 to come, whose distribution depends only on their turn-start state (filled
-boxes, upper total, Yahtzee flag). That distribution is estimated by Monte
-Carlo: ``rollouts`` games played out from the state by the optimal policy of
-the strategy tables, all of them at once in NumPy (one turn plan for every
-rollout per turn, keeps and boxes chosen by array arithmetic; the rare Joker
-scoring goes through the rules engine). Players' dice are independent and
+boxes, upper total, Yahtzee flag). Players' dice are independent and
 solitaire play does not look at the others, so the final totals are
-independent and the chances follow exactly from the per-player distributions:
-P(i wins) = sum over x of P(X_i = x) * E[1/(1+T) ; every other X_j <= x],
-T the number of others also at x (a shared win counts as a split, so the
-chances add up to 1). Estimated distributions are cached per state, so after
-a scored box only the player who scored is simulated again.
+independent and the chances follow exactly from the per-player
+distributions: P(i wins) = sum over x of P(X_i = x) * E[1/(1+T) ; every
+other X_j <= x], T the number of others also at x (a shared win counts as a
+split, so the chances add up to 1).
+
+Each player's distribution, served (``variance`` given: the variant's table
+of the variance of the points still to come from every state, solved once
+like the strategy table):
+
+- at most ``EXACT_OPEN`` open boxes: exact, turn by turn (each turn's
+  outcomes under the optimal policy: the probability of every final roll,
+  its best box, the points and the state after it);
+- more: a mixture of normals: this turn's outcomes exactly, then for each
+  outcome a normal with the exact mean and variance of the state it leads to
+  (so the mixture has the state's exact mean and variance, and the skew and
+  modes of this turn's scoring), discretized on the integers.
+
+Both are cached per state, so after a scored box only the player who scored
+has a new one (microseconds to a few milliseconds). Without a variance
+table, the distribution is estimated by Monte Carlo: ``rollouts`` games
+played out from the state by the optimal policy, all at once in NumPy (one
+turn plan for every rollout per turn; the rare Joker scoring goes through
+the rules engine). bench/chances_error.py measures the error of both.
 """
 
 from __future__ import annotations
@@ -38,6 +52,10 @@ IntArray = npt.NDArray[np.int64]
 
 ROLLOUTS = 1000
 """Games simulated per turn-start state (docs/api.md states the resulting error)."""
+EXACT_OPEN = 2
+"""With a variance table, players with at most this many open boxes get their
+exact distribution (far from normal: one box left is one turn's few values),
+the others the normal mixture (docs/api.md states its measured error)."""
 CACHE_SIZE = 4096
 BATCH = 128
 
@@ -68,7 +86,8 @@ def _sub_keeps() -> IntArray:
     return out
 
 
-CUMULATIVE = np.cumsum(_transitions(), axis=1)
+TRANSITIONS = _transitions()
+CUMULATIVE = np.cumsum(TRANSITIONS, axis=1)
 SUB_KEEPS = _sub_keeps()
 
 
@@ -82,6 +101,9 @@ class Rollouts:
         self.rollouts = rollouts
         self.cache_size = cache_size
         self._cache: OrderedDict[tuple[int, int, int], IntArray] = OrderedDict()
+        self._outcomes: OrderedDict[tuple[int, int, int], tuple[FloatArray, IntArray, IntArray]] = OrderedDict()
+        self._exact: OrderedDict[tuple[int, int, int], FloatArray] = OrderedDict()
+        self._fitted: OrderedDict[tuple[int, int, int], FloatArray] = OrderedDict()
         self._lock = threading.Lock()
         self._seed = zlib.crc32(advisor.variant.key.encode())
 
@@ -125,6 +147,100 @@ class Rollouts:
             gained += points
         assert (mask == full).all()
         return gained
+
+    def turn_outcomes(self, mask0: int, upper0: int, flag0: int) -> tuple[FloatArray, IntArray, IntArray]:
+        """This turn played optimally from one turn-start state, exactly: for
+        each of its distinct outcomes, the probability, the points it gains
+        (bonuses included) and the flat index of the state after it (-1 when
+        the card is then full)."""
+        m = self.model
+        plan = TurnPlan(self.advisor.solver, self.advisor.table, *(np.array([x]) for x in (mask0, upper0, flag0)))
+        p = TRANSITIONS[multisets.EMPTY]
+        rows = np.arange(multisets.N_ROLLS)
+        for rolls_left in (2, 1):
+            subs = SUB_KEEPS
+            best = subs[rows, np.argmax(plan.keep_values[rolls_left][subs, 0], axis=1)]
+            p = p @ TRANSITIONS[best]
+        n = multisets.N_ROLLS
+        gain, mask, upper, flag = self._score(
+            rows,
+            np.full(n, mask0, dtype=np.int64),
+            np.full(n, upper0, dtype=np.int64),
+            np.full(n, flag0, dtype=np.int64),
+        )
+        full = mask == (1 << m.n_boxes) - 1
+        after = np.where(full, -1, m.state_index(mask, upper, flag))
+        keys, inverse = np.unique(np.stack([gain, after]), axis=1, return_inverse=True)
+        weights: FloatArray = np.bincount(inverse.reshape(-1), weights=p, minlength=keys.shape[1]).astype(np.float64)
+        keep = weights > 0
+        gains: IntArray = keys[0, keep].astype(np.int64)
+        states: IntArray = keys[1, keep].astype(np.int64)
+        return weights[keep], gains, states
+
+    def outcomes(self, state: tuple[int, int, int]) -> tuple[FloatArray, IntArray, IntArray]:
+        """:meth:`turn_outcomes`, cached per state."""
+        with self._lock:
+            found = self._outcomes.get(state)
+        if found is None:
+            found = self.turn_outcomes(*state)
+            with self._lock:
+                self._outcomes[state] = found
+                while len(self._outcomes) > self.cache_size:
+                    self._outcomes.popitem(last=False)
+        return found
+
+    def lookahead(self, card: Scorecard, variance: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """The points still to come as a mixture of normals: this turn exactly,
+        the rest of the game a normal with the exact mean and variance of the
+        state each outcome of the turn leads to (skewed and multimodal where
+        this turn makes it so). The components' weights, means and variances."""
+        weights, gain, after = self.outcomes(self.advisor.state(card))
+        later: FloatArray = np.where(after >= 0, self.advisor.table.reshape(-1)[after], 0.0)
+        spread: FloatArray = np.where(after >= 0, variance.reshape(-1)[after], 0.0)
+        return weights, gain + later, spread
+
+    def exact(self, state: tuple[int, int, int]) -> FloatArray:
+        """The exact distribution of the points still to come from ``state``
+        (``out[x]``: the probability of x more points), turn by turn through
+        :meth:`turn_outcomes`: for the last few open boxes (the work grows
+        with the states reachable)."""
+        with self._lock:
+            found = self._exact.get(state)
+        if found is not None:
+            return found
+        weights, gain, after = self.outcomes(state)
+        shape = self.advisor.table.shape
+        parts: list[tuple[float, int, FloatArray]] = []
+        for w, g, a in zip(weights, gain, after, strict=True):
+            if a < 0:
+                parts.append((float(w), int(g), np.ones(1)))
+            else:
+                mask, upper, flag = np.unravel_index(int(a), shape)
+                parts.append((float(w), int(g), self.exact((int(mask), int(upper), int(flag)))))
+        out = np.zeros(max(g + sub.size for _, g, sub in parts))
+        for w, g, sub in parts:
+            out[g : g + sub.size] += w * sub
+        with self._lock:
+            self._exact[state] = out
+            while len(self._exact) > self.cache_size:
+                self._exact.popitem(last=False)
+        return out
+
+    def fitted(self, card: Scorecard, variance: FloatArray) -> FloatArray:
+        """:meth:`lookahead`'s mixture discretized: the distribution of the
+        points still to come (``out[x]``: of x more points), cached per state."""
+        state = self.advisor.state(card)
+        with self._lock:
+            found = self._fitted.get(state)
+        if found is not None:
+            return found
+        weights, means, variances = self.lookahead(card, variance)
+        out = mixture_pmf(weights, means, variances, int((means + 8 * np.sqrt(variances)).max()) + 2)
+        with self._lock:
+            self._fitted[state] = out
+            while len(self._fitted) > self.cache_size:
+                self._fitted.popitem(last=False)
+        return out
 
     def _keep_values(self, mask: IntArray, upper: IntArray, flag: IntArray) -> dict[int, FloatArray]:
         """The turn plan's keep values of these states (sorted by mask), a
@@ -231,14 +347,22 @@ def win_chances(totals: Sequence[int], remaining: Sequence[npt.NDArray[np.intege
     """Each player's chance of winning, given their points so far and samples
     (or exact support, equally likely values) of their points still to come;
     ties split the win. Exact for the distributions given."""
-    players = len(totals)
-    if players == 1:
-        return [1.0]
     finals = [int(t) + np.asarray(r, dtype=np.int64) for t, r in zip(totals, remaining, strict=True)]
     size = max(int(f.max()) for f in finals) + 1
+    return combine([np.bincount(f, minlength=size) / f.size for f in finals])
+
+
+def combine(pmfs: Sequence[FloatArray]) -> list[float]:
+    """Each player's chance of winning from the distributions of their final
+    totals (``pmfs[i][x]``: the probability that player i ends with x points;
+    independent players, ties split the win). Exact for the distributions given."""
+    players = len(pmfs)
+    if players == 1:
+        return [1.0]
+    size = max(q.size for q in pmfs)
     p = np.zeros((players, size))
-    for i, f in enumerate(finals):
-        p[i] = np.bincount(f, minlength=size) / f.size
+    for i, q in enumerate(pmfs):
+        p[i, : q.size] = q
     below = np.cumsum(p, axis=1) - p  # P(X_j < x)
     chances = []
     for i in range(players):
@@ -253,23 +377,76 @@ def win_chances(totals: Sequence[int], remaining: Sequence[npt.NDArray[np.intege
             coefs = coefs * below[j] + shifted
         share = (coefs / np.arange(1, players + 1)[:, None]).sum(axis=0)
         chances.append(float((p[i] * share).sum()))
-    return chances
+    total = sum(chances)
+    return [c / total for c in chances]  # rounding only: the sum is 1 to ~1e-15
+
+
+def _erf(x: FloatArray) -> FloatArray:
+    """The error function (Abramowitz and Stegun 7.1.26: absolute error below 1.5e-7)."""
+    t = 1.0 / (1.0 + 0.3275911 * np.abs(x))
+    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
+    y: FloatArray = np.sign(x) * (1.0 - poly * np.exp(-x * x))
+    return y
+
+
+def mixture_pmf(weights: FloatArray, centers: FloatArray, variances: FloatArray, size: int) -> FloatArray:
+    """A mixture of normals (weights summing to 1) on 0..size-1, discretized by
+    rounding (the mass of [x - 1/2, x + 1/2) at x; the tails folded into the
+    end cells). A component with zero variance is a point mass."""
+    out = np.zeros(size)
+    point = variances <= 1e-9
+    if point.any():
+        cells = np.clip(np.rint(centers[point]).astype(np.int64), 0, size - 1)
+        np.add.at(out, cells, weights[point])
+    spread = ~point
+    if spread.any():
+        edges = np.arange(size + 1) - 0.5
+        z = (edges[None, :] - centers[spread, None]) / np.sqrt(2 * variances[spread, None])
+        cdf = 0.5 * (1 + _erf(z))
+        cdf[:, 0], cdf[:, -1] = 0.0, 1.0
+        out += weights[spread] @ np.diff(cdf, axis=1)
+    return out
 
 
 def chances_of(
-    rollouts: Rollouts, cards: Mapping[str, Scorecard], order: Sequence[str]
+    rollouts: Rollouts,
+    cards: Mapping[str, Scorecard],
+    order: Sequence[str],
+    variance: FloatArray | None = None,
+    exact_open: int = EXACT_OPEN,
 ) -> tuple[dict[str, float], dict[str, float]]:
-    """Each player's win chance and expected final total (exact, from the table)."""
+    """Each player's win chance and expected final total (exact, from the table).
+
+    With ``variance`` (the variant's variance table), the distribution of a
+    player's points still to come is exact with at most ``exact_open`` open
+    boxes, else :meth:`Rollouts.fitted` (this turn exactly, then a normal);
+    without it, the rollouts' (Monte Carlo)."""
     advisor = rollouts.advisor
+    m = advisor.model
     rules = advisor.rules
     table = advisor.table.reshape(-1)
     totals = [rules.totals(cards[p]).total for p in order]
-    remaining = [rollouts.remaining(cards[p]) for p in order]
-    expected = {}
+    expected: dict[str, float] = {}
+    remaining: list[FloatArray] = []
     for p, total in zip(order, totals, strict=True):
-        mask, upper, flag = advisor.state(cards[p])
-        full = mask == (1 << advisor.model.n_boxes) - 1
-        later = 0.0 if full else float(table[advisor.model.state_index(mask, upper, flag)])
+        state = advisor.state(cards[p])
+        open_boxes = m.n_boxes - int(state[0]).bit_count()
+        later = 0.0 if open_boxes == 0 else float(table[m.state_index(*state)])
         expected[p] = total + later
-    chances = win_chances(totals, remaining)
+        if open_boxes == 0:
+            remaining.append(np.ones(1))
+        elif variance is None:
+            samples = rollouts.remaining(cards[p])
+            remaining.append(np.bincount(samples) / samples.size)
+        elif open_boxes <= exact_open:
+            remaining.append(rollouts.exact(state))
+        else:
+            remaining.append(rollouts.fitted(cards[p], variance))
+    size = max(total + r.size for total, r in zip(totals, remaining, strict=True))
+    pmfs = []
+    for total, r in zip(totals, remaining, strict=True):
+        pmf = np.zeros(size)
+        pmf[total : total + r.size] = r
+        pmfs.append(pmf)
+    chances = combine(pmfs)
     return dict(zip(order, chances, strict=True)), expected

@@ -11,7 +11,9 @@ chances of the player who just scored are simulated before anyone asks.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import sys
 from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
@@ -26,8 +28,9 @@ from app.rooms.service import room_code
 from app.rooms.types import Publisher
 from app.rules import GameState, state_from_dict
 from app.strategy import Advisor, StrategyStore, Variant
+from app.strategy.tables import load_variance
 
-from .chances import ROLLOUTS, Rollouts, chances_of
+from .chances import EXACT_OPEN, ROLLOUTS, FloatArray, Rollouts, chances_of
 from .review import review
 
 log = logging.getLogger("dicecup.analysis")
@@ -46,6 +49,9 @@ class AnalysisService:
         self._rollouts: dict[Variant, Rollouts] = {}
         self._chances: OrderedDict[str, tuple[tuple[int, int], JSON]] = OrderedDict()
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._variances: dict[Variant, FloatArray] = {}
+        self._variance_started: set[Variant] = set()
+        self._processes: set[asyncio.subprocess.Process] = set()
 
     # -- post-game analysis -----------------------------------------------------------
 
@@ -157,7 +163,8 @@ class AnalysisService:
         state = state_from_dict(raw)
         advisor = self._advisor(state)
         rollouts = self._rollouts_of(advisor)
-        data = await asyncio.to_thread(_chances, state, rollouts, number, version)
+        variance = self._variance_of(advisor.variant)
+        data = await asyncio.to_thread(_chances, state, rollouts, number, version, variance)
         self._chances[code] = ((number, version), data)
         self._chances.move_to_end(code)
         while len(self._chances) > CHANCES_CACHED:
@@ -169,6 +176,50 @@ class AnalysisService:
         if rollouts is None or rollouts.advisor is not advisor:
             rollouts = self._rollouts[advisor.variant] = Rollouts(advisor)
         return rollouts
+
+    def _variance_of(self, variant: Variant) -> FloatArray | None:
+        """The variant's variance table once loaded; the first call starts
+        loading it (computing it first in a child process if it is missing and
+        the server may solve tables). Until then the chances are simulated."""
+        found = self._variances.get(variant)
+        if found is None and variant not in self._variance_started:
+            self._variance_started.add(variant)
+            self._spawn(self._prepare_variance(variant))
+        return found
+
+    async def _prepare_variance(self, variant: Variant) -> None:
+        if self.strategy is None:
+            return
+        directory = self.strategy.directory
+        try:
+            table = await asyncio.to_thread(load_variance, directory, variant)
+            if table is None and self.strategy.solve:
+                log.info("computing the variance table of %s (in %s)", variant.key, directory)
+                options = ["--joker", variant.joker] if variant.joker else []
+                if variant.upper_first:
+                    options.append("--upper-first")
+                process = await asyncio.create_subprocess_exec(
+                    sys.executable,
+                    *("-m", "app.strategy", "solve", variant.ruleset, *options, "--variance", "--quiet"),
+                    *("--workers", "1", "--dir", str(directory)),
+                    stdout=asyncio.subprocess.DEVNULL,
+                    stderr=asyncio.subprocess.PIPE,
+                )
+                self._processes.add(process)
+                try:
+                    _, errors = await process.communicate()
+                finally:
+                    self._processes.discard(process)
+                if process.returncode != 0:
+                    text = errors.decode(errors="replace").strip()
+                    log.error("variance table of %s not computed: %s", variant.key, text[-2000:])
+                table = await asyncio.to_thread(load_variance, directory, variant)
+            if table is not None:
+                self._variances[variant] = table
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("variance table of %s could not be prepared", variant.key)
 
     # -- started by events -------------------------------------------------------------
 
@@ -210,6 +261,9 @@ class AnalysisService:
             log.exception("analysis of room %s game %s failed", code, number)
 
     async def close(self) -> None:
+        for process in list(self._processes):
+            with contextlib.suppress(ProcessLookupError):
+                process.terminate()
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -232,7 +286,7 @@ def _review(state: GameState, events: list[JSON], advisor: Advisor, number: int,
     return {"number": number, **data}
 
 
-def _chances(state: GameState, rollouts: Rollouts, number: int, version: int) -> JSON:
+def _chances(state: GameState, rollouts: Rollouts, number: int, version: int, variance: FloatArray | None) -> JSON:
     order = list(state.order)
     if state.finished:
         totals = {p: rollouts.advisor.rules.totals(card).total for p, card in state.scorecards.items()}
@@ -241,12 +295,13 @@ def _chances(state: GameState, rollouts: Rollouts, number: int, version: int) ->
         chance = {p: (1 / len(winners) if p in winners else 0.0) for p in order}
         expected = {p: float(totals[p]) for p in order}
     else:
-        chance, expected = chances_of(rollouts, state.scorecards, order)
+        chance, expected = chances_of(rollouts, state.scorecards, order, variance)
     return {
         "number": number,
         "version": version,
         "status": state.status,
-        "method": "monte_carlo",
+        "method": "monte_carlo" if variance is None else "normal_mixture",
+        "exact_open_boxes": None if variance is None else EXACT_OPEN,
         "rollouts": ROLLOUTS,
         "players": [
             {

@@ -411,6 +411,13 @@ class ChancesOut(BaseModel):
     number: int = Field(description="the game")
     version: int = Field(description="the room version they were computed at")
     status: Literal["playing", "finished"]
-    method: Literal["monte_carlo"]
-    rollouts: int = Field(description="simulated games per player position")
+    method: Literal["normal_mixture", "monte_carlo"] = Field(
+        description="normal_mixture: each player's next turn exactly, then a normal with the exact mean and variance "
+        "of the state it leads to (exact for players with at most exact_open_boxes open boxes); monte_carlo: "
+        "rollouts for every player (while the variance table is still being loaded or computed)"
+    )
+    rollouts: int = Field(description="with monte_carlo, simulated games per player position")
+    exact_open_boxes: int | None = Field(
+        description="with normal_mixture, players with at most this many open boxes get their exact distribution"
+    )
     players: list[ChancePlayerOut] = Field(description="in play order; the chances add up to 1")

@@ -1,7 +1,9 @@
 """``python -m app.strategy solve RULESET [--joker forced|free] [--upper-first]``
 computes (or loads) a strategy table and prints its expected score;
 ``--moments`` also computes the standard deviation of the final score under
-optimal play; ``solve all`` does every variant."""
+optimal play; ``--variance`` computes (or loads) and caches the table of
+the variance of the points still to come from every state (for the win
+chances); ``solve all`` does every variant."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from app.rules import RULESETS
 
 from .model import ALL_VARIANTS, Variant
 from .solver import Solver
-from .tables import ensure, table_path
+from .tables import ensure, ensure_variance, table_path
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -30,6 +32,7 @@ def main(argv: list[str] | None = None) -> None:
     solve.add_argument("--dir", type=Path, help="cache directory (default: DICECUP_STRATEGY_DIR)")
     solve.add_argument("--workers", type=int, help="processes (default: every core)")
     solve.add_argument("--moments", action="store_true", help="also the standard deviation (slower, not cached)")
+    solve.add_argument("--variance", action="store_true", help="also the variance table (cached on disk)")
     solve.add_argument("--quiet", action="store_true")
     args = parser.parse_args(argv)
 
@@ -58,6 +61,11 @@ def main(argv: list[str] | None = None) -> None:
             line += (
                 f"; standard deviation {math.sqrt(second - mean * mean):.4f} ({time.perf_counter() - started:.1f} s)"
             )
+        if args.variance:
+            started = time.perf_counter()
+            variance = ensure_variance(directory, variant, args.workers)
+            seconds = time.perf_counter() - started
+            line += f"; variance table ready in {seconds:.1f} s (sd {math.sqrt(variance[0, 0, 0]):.4f})"
         print(line, flush=True)
 
 

@@ -8,7 +8,7 @@ from functools import cache
 import numpy as np
 import pytest
 
-from app.analysis.chances import Rollouts, win_chances
+from app.analysis.chances import Rollouts, chances_of, combine, mixture_pmf, win_chances
 from app.analysis.review import review
 from app.rules import Roll, Score, ScriptedDice, apply, get_ruleset, new_game
 from app.rules.dice import RandomDice
@@ -197,11 +197,11 @@ def exact_remaining(rules_name: str, boxes: dict) -> dict[int, Fraction]:
     return total
 
 
-def test_monte_carlo_chances_match_the_exact_ones_on_small_positions(advisors) -> None:
-    """Two Yacht players, one box open each: the exact distributions of their
-    last turn (brute force) against the rollouts' (1,000 games each)."""
+@pytest.fixture(scope="module")
+def last_turns() -> list:
+    """Two Yacht players with one box open each, and their exact chances (brute force)."""
     rules = get_ruleset("yacht")
-    rollouts = Rollouts(advisors[YACHT])
+    out = []
     cases = [("choice", 100, "choice", 103), ("sixes", 120, "choice", 100), ("yacht", 140, "fours", 150)]
     for box_a, total_a, box_b, total_b in cases:
         cards, totals, exact = [], [], []
@@ -213,8 +213,76 @@ def test_monte_carlo_chances_match_the_exact_ones_on_small_positions(advisors) -
             cards.append(card)
             totals.append(rules.totals(card).total)
             exact.append(exact_remaining("yacht", boxes))
-        expected = exact_chances(totals, exact)
+        out.append(((box_a, box_b), cards, totals, exact_chances(totals, exact)))
+    return out
+
+
+def test_monte_carlo_chances_match_the_exact_ones_on_small_positions(advisors, last_turns) -> None:
+    """Two Yacht players, one box open each: the exact distributions of their
+    last turn (brute force) against the rollouts' (1,000 games each)."""
+    rollouts = Rollouts(advisors[YACHT])
+    for (box_a, box_b), cards, totals, expected in last_turns:
         estimated = win_chances(totals, [rollouts.remaining(c) for c in cards])
         assert sum(estimated) == pytest.approx(1.0, abs=1e-12)
         # 1,000 rollouts a player: a few standard errors (at most 0.016 each) apart at worst
         assert estimated == pytest.approx(expected, abs=0.05), (box_a, box_b, expected, estimated)
+
+
+@pytest.fixture(scope="module")
+def yacht_variance():
+    from app.strategy.tables import ensure_variance
+
+    from ..conftest import STRATEGY_DIR
+
+    return ensure_variance(STRATEGY_DIR, YACHT)  # about 2 s the first time
+
+
+def test_the_served_method_is_exact_on_last_turns(advisors, yacht_variance, last_turns) -> None:
+    """With one box open, the normal mixture is this turn exactly (then
+    nothing is left), and so is the exact recursion: the chances equal the
+    brute-force ones."""
+    rollouts = Rollouts(advisors[YACHT])
+    for (box_a, box_b), (card_a, card_b), _, expected in last_turns:
+        cards = {"a": card_a, "b": card_b}
+        for exact_open in (0, 2):  # the mixture, and the exact recursion
+            served, _ = chances_of(rollouts, cards, ["a", "b"], yacht_variance, exact_open=exact_open)
+            assert [served["a"], served["b"]] == pytest.approx(expected, abs=1e-9), (box_a, box_b)
+
+
+def test_the_mixture_keeps_each_states_exact_mean_and_variance(advisors, yacht_variance) -> None:
+    advisor = advisors[YACHT]
+    rollouts = Rollouts(advisor)
+    rng = random.Random(5)
+    rules = get_ruleset("yacht")
+    for _ in range(30):
+        fill = rng.choice([0.5, 0.8])
+        boxes = {b: (rng.randint(0, 30) if rng.random() < fill else None) for b in rules.boxes}
+        if all(v is not None for v in boxes.values()):
+            continue
+        card = card_from(boxes)
+        weights, means, variances = rollouts.lookahead(card, yacht_variance)
+        index = advisor.model.state_index(*advisor.state(card))
+        mean = float((weights * means).sum())
+        second = float((weights * (variances + means**2)).sum())
+        assert weights.sum() == pytest.approx(1.0, abs=1e-12)
+        assert mean == pytest.approx(float(advisor.table.reshape(-1)[index]), abs=1e-9)
+        assert second - mean**2 == pytest.approx(float(yacht_variance.reshape(-1)[index]), abs=1e-6)
+        if sum(v is None for v in boxes.values()) <= 3:
+            exact = rollouts.exact(advisor.state(card))
+            points = np.arange(exact.size)
+            assert (exact * points).sum() == pytest.approx(mean, abs=1e-9)
+            assert (exact * points**2).sum() - mean**2 == pytest.approx(second - mean**2, abs=1e-6)
+        pmf = mixture_pmf(weights, 50 + means, variances, 500)
+        assert pmf.sum() == pytest.approx(1.0, abs=1e-9)
+        assert (pmf * np.arange(500)).sum() == pytest.approx(50 + mean, abs=0.01)
+
+
+def test_chances_of_normal_fits_add_up_to_one() -> None:
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        players = int(rng.integers(2, 5))
+        pmfs = [
+            mixture_pmf(np.ones(1), np.array([rng.uniform(100, 300)]), np.array([rng.uniform(0, 3000)]), 700)
+            for _ in range(players)
+        ]
+        assert sum(combine(pmfs)) == pytest.approx(1.0, abs=1e-12)
