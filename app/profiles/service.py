@@ -54,6 +54,8 @@ DELETED_NAME = "Deleted player"
 HISTOGRAM_BIN = 25
 """Points per bar of a stats histogram."""
 _PROFILE_ID = re.compile(r"^[A-Za-z0-9_-]{12}$")
+_USERNAME = re.compile(r"[a-z0-9_.-]{3,32}")
+"""What a stored (case-folded) username can be: the pattern of ``Credentials``."""
 
 
 @dataclass(frozen=True)
@@ -147,14 +149,16 @@ class ProfileService:
         ``None`` (the caller counts the failure). An unknown username costs a
         dummy hash's verification: as long as a wrong password."""
         key = normalize_username(username)
-        async with self.db.read() as session:
-            found = (
-                await session.execute(
-                    select(ProfileCredential.profile_id, ProfileCredential.password_hash).where(
-                        ProfileCredential.username == key
+        found = None
+        if _USERNAME.fullmatch(key):  # one no profile can have (NUL, say) is never looked up
+            async with self.db.read() as session:
+                found = (
+                    await session.execute(
+                        select(ProfileCredential.profile_id, ProfileCredential.password_hash).where(
+                            ProfileCredential.username == key
+                        )
                     )
-                )
-            ).first()
+                ).first()
         ok = await passwords.verify_password(None if found is None else found.password_hash, password)
         if not ok or found is None:
             return None
