@@ -52,7 +52,7 @@ IntArray = npt.NDArray[np.int64]
 
 ROLLOUTS = 1000
 """Games simulated per turn-start state (docs/api.md states the resulting error)."""
-EXACT_OPEN = 2
+EXACT_OPEN = 3
 """With a variance table, players with at most this many open boxes get their
 exact distribution (far from normal: one box left is one turn's few values),
 the others the normal mixture (docs/api.md states its measured error)."""
@@ -153,29 +153,57 @@ class Rollouts:
         each of its distinct outcomes, the probability, the points it gains
         (bonuses included) and the flat index of the state after it (-1 when
         the card is then full)."""
+        return self.turn_outcomes_many([(mask0, upper0, flag0)])[0]
+
+    def turn_outcomes_many(self, states: Sequence[tuple[int, int, int]]) -> list[tuple[FloatArray, IntArray, IntArray]]:
+        """:meth:`turn_outcomes` of many states at once (one turn plan)."""
         m = self.model
-        plan = TurnPlan(self.advisor.solver, self.advisor.table, *(np.array([x]) for x in (mask0, upper0, flag0)))
-        p = TRANSITIONS[multisets.EMPTY]
-        rows = np.arange(multisets.N_ROLLS)
-        for rolls_left in (2, 1):
-            subs = SUB_KEEPS
-            best = subs[rows, np.argmax(plan.keep_values[rolls_left][subs, 0], axis=1)]
-            p = p @ TRANSITIONS[best]
         n = multisets.N_ROLLS
-        gain, mask, upper, flag = self._score(
-            rows,
-            np.full(n, mask0, dtype=np.int64),
-            np.full(n, upper0, dtype=np.int64),
-            np.full(n, flag0, dtype=np.int64),
+        count = len(states)
+        mask, upper, flag = (np.ascontiguousarray(c) for c in np.array(states, dtype=np.int64).reshape(-1, 3).T)
+        plan = TurnPlan(self.advisor.solver, self.advisor.table, mask, upper, flag)
+        rows = np.arange(n)
+        p = np.tile(TRANSITIONS[multisets.EMPTY], (count, 1))  # (states, rolls)
+        owner = np.repeat(np.arange(count), n) * multisets.N_KEEPS
+        for rolls_left in (2, 1):
+            values = plan.keep_values[rolls_left][SUB_KEEPS]  # (rolls, 32, states)
+            best = SUB_KEEPS[rows[:, None], np.argmax(values, axis=1)]  # (rolls, states): the keep
+            kept = np.bincount(owner + best.T.reshape(-1), weights=p.reshape(-1), minlength=count * multisets.N_KEEPS)
+            p = kept.reshape(count, multisets.N_KEEPS) @ TRANSITIONS
+        gain, after_mask, after_upper, after_flag = self._score(
+            np.tile(rows, count), np.repeat(mask, n), np.repeat(upper, n), np.repeat(flag, n)
         )
-        full = mask == (1 << m.n_boxes) - 1
-        after = np.where(full, -1, m.state_index(mask, upper, flag))
-        keys, inverse = np.unique(np.stack([gain, after]), axis=1, return_inverse=True)
-        weights: FloatArray = np.bincount(inverse.reshape(-1), weights=p, minlength=keys.shape[1]).astype(np.float64)
-        keep = weights > 0
-        gains: IntArray = keys[0, keep].astype(np.int64)
-        states: IntArray = keys[1, keep].astype(np.int64)
-        return weights[keep], gains, states
+        full = after_mask == (1 << m.n_boxes) - 1
+        after = np.where(full, -1, m.state_index(after_mask, after_upper, after_flag))
+        span_gain = int(gain.max()) + 1
+        span_state = int(self.advisor.table.size) + 1
+        key = (np.repeat(np.arange(count), n) * span_gain + gain) * span_state + (after + 1)
+        keys, inverse = np.unique(key, return_inverse=True)
+        weights = np.bincount(inverse, weights=p.reshape(-1), minlength=keys.size)
+        which = keys // (span_gain * span_state)
+        gains = (keys // span_state) % span_gain
+        afters = keys % span_state - 1
+        bounds = np.searchsorted(which, np.arange(count + 1))
+        out = []
+        for i in range(count):
+            part = slice(int(bounds[i]), int(bounds[i + 1]))
+            w, g, a = weights[part], gains[part], afters[part]
+            keep = w > 0
+            out.append((w[keep].astype(np.float64), g[keep].astype(np.int64), a[keep].astype(np.int64)))
+        return out
+
+    def _prefetch(self, states: Sequence[tuple[int, int, int]]) -> None:
+        """Compute (in one batch) the outcomes of those states not cached yet."""
+        with self._lock:
+            missing = [s for s in dict.fromkeys(states) if s not in self._outcomes]
+        if not missing:
+            return
+        found = self.turn_outcomes_many(missing)
+        with self._lock:
+            for state, outcome in zip(missing, found, strict=True):
+                self._outcomes[state] = outcome
+            while len(self._outcomes) > self.cache_size:
+                self._outcomes.popitem(last=False)
 
     def outcomes(self, state: tuple[int, int, int]) -> tuple[FloatArray, IntArray, IntArray]:
         """:meth:`turn_outcomes`, cached per state."""
@@ -208,6 +236,26 @@ class Rollouts:
             found = self._exact.get(state)
         if found is not None:
             return found
+        shape = self.advisor.table.shape
+        frontier = [state]
+        while frontier:  # the states reachable, layer by layer, in batches
+            with self._lock:
+                frontier = [s for s in frontier if s not in self._exact]
+            self._prefetch(frontier)
+            later: set[tuple[int, int, int]] = set()
+            for s in frontier:
+                _, _, after = self.outcomes(s)
+                for a in after[after >= 0]:
+                    mask, upper, flag = np.unravel_index(int(a), shape)
+                    later.add((int(mask), int(upper), int(flag)))
+            frontier = sorted(later)
+        return self._exact_of(state)
+
+    def _exact_of(self, state: tuple[int, int, int]) -> FloatArray:
+        with self._lock:
+            found = self._exact.get(state)
+        if found is not None:
+            return found
         weights, gain, after = self.outcomes(state)
         shape = self.advisor.table.shape
         parts: list[tuple[float, int, FloatArray]] = []
@@ -216,7 +264,7 @@ class Rollouts:
                 parts.append((float(w), int(g), np.ones(1)))
             else:
                 mask, upper, flag = np.unravel_index(int(a), shape)
-                parts.append((float(w), int(g), self.exact((int(mask), int(upper), int(flag)))))
+                parts.append((float(w), int(g), self._exact_of((int(mask), int(upper), int(flag)))))
         out = np.zeros(max(g + sub.size for _, g, sub in parts))
         for w, g, sub in parts:
             out[g : g + sub.size] += w * sub
