@@ -91,9 +91,9 @@ def main() -> None:
         groups = {
             "all": rows,
             f"every player <= {EXACT_OPEN} open (exact)": [r for r in rows if r[1] <= EXACT_OPEN],
-            f"some player with <= {EXACT_OPEN} open": [r for r in rows if r[0] <= EXACT_OPEN],
-            "every player 3-6 open": [r for r in rows if 3 <= r[0] <= 6],
-            "every player 7+ open": [r for r in rows if r[0] >= 7],
+            f"some <= {EXACT_OPEN} open, some more": [r for r in rows if r[0] <= EXACT_OPEN < r[1]],
+            f"fewest open {EXACT_OPEN + 1}-6": [r for r in rows if EXACT_OPEN < r[0] <= 6],
+            "fewest open 7+": [r for r in rows if r[0] >= 7],
         }
         out = {}
         for name, group in groups.items():
