@@ -216,7 +216,7 @@ export function chancesView(room) {
       <h2>${esc(t('chances.title'))}</h2>
       <div class="chance-bar" role="img" aria-label="${esc(chances.players.map(label).join(', '))}">${segments}</div>
       <ul class="chance-legend">${legend}</ul>
-      <p class="muted small">${esc(t('chances.method', { rollouts: n(chances.rollouts) }))}</p>
+      <p class="muted small">${esc(chances.method === 'monte_carlo' ? t('chances.method', { rollouts: n(chances.rollouts) }) : t('chances.method_estimate'))}</p>
     </section>`;
 }
 
