@@ -411,6 +411,15 @@ class RssSampler:
     def peak(self, since: float) -> int:
         return max([kib for at, kib in self.samples if at >= since] + [self.now()])
 
+    def series(self, since: float, step: float = 1.0) -> list[tuple[float, int]]:
+        """(seconds since ``since``, KiB), one sample every ``step`` seconds: a
+        plateau or a slope (a leak would only look bounded in a short run)."""
+        out: list[tuple[float, int]] = []
+        for at, kib in self.samples:
+            if at >= since and (not out or at - since >= out[-1][0] + step):
+                out.append((round(at - since, 1), kib))
+        return out
+
 
 def _memory(before: int, peak: int, after: int) -> dict[str, Any]:
     return {
@@ -432,6 +441,7 @@ async def quiet(sampler: RssSampler, out: dict[str, Any], settle: float) -> Asyn
     peak = sampler.peak(since)
     await asyncio.sleep(settle)
     out["rss_kib"] = _memory(before, peak, sampler.now())
+    out["rss_kib_series"] = sampler.series(since)
 
 
 def _receive(conn: Any, timeout: float) -> tuple[str, Any]:
@@ -503,6 +513,7 @@ async def hostile(
     peak = sampler.peak(since)
     await asyncio.sleep(settle)
     out["rss_kib"] = _memory(before, peak, sampler.now())
+    out["rss_kib_series"] = sampler.series(since)
     times = done.pop("watcher_times")
     out |= done
     # The fan-out to the watchers: each acked action's first event, from the

@@ -309,6 +309,7 @@ def hostile_scenario(args: argparse.Namespace) -> dict[str, Any]:
         result["hostile"] = players(2, rate, hostile_clients)
         result["hostile"]["rss_kib"] = attack.pop("rss_kib")
         result["hostile"]["cores_during_clock"] = attack.pop("cores_during_clock")
+        result["hostile"]["rss_kib_series"] = attack.pop("rss_kib_series")
         result["hostile_clients"] = attack
         result["rss_kib_end"] = sampler.now()
 
@@ -365,6 +366,11 @@ def print_hostile(result: dict[str, Any]) -> None:
         )
     for name in ("quiet", "hostile"):
         print(f"{name}: cores used while the clock ran: {result[name]['cores_during_clock']}")
+    series = result["hostile"]["rss_kib_series"]
+    print(
+        "hostile: RSS MB every ~5 s from the hostile clients' start: "
+        + ", ".join(f"{at:g}s {round(kib * 1024 / 1e6, 1)}" for at, kib in series[::5])
+    )
     h = result["hostile_clients"]
     o = h["outcomes"]
     print(
