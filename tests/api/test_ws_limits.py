@@ -30,6 +30,11 @@ def rss_kib(pid: int, field: str = "VmRSS") -> int:
     raise AssertionError(f"no {field} for {pid}")
 
 
+def reset_peak(pid: int) -> None:
+    """Start the process's peak resident size (VmHWM) again from now."""
+    Path(f"/proc/{pid}/clear_refs").write_text("5")
+
+
 async def close_code(url: str, *messages, **connect) -> int:
     async with websockets.connect(url, **connect) as ws:
         for message in messages:
@@ -72,7 +77,7 @@ async def test_oversize_frames_are_refused_before_they_are_read(tmp_path) -> Non
         await watcher.close()
         await hostile()
         await asyncio.sleep(0.5)
-        Path(f"/proc/{server.pid}/clear_refs").write_text("5")  # the peak (VmHWM) starts again from now
+        reset_peak(server.pid)
         before = rss_kib(server.pid)
         codes = await asyncio.gather(*(hostile() for _ in range(100)))
         peak = rss_kib(server.pid, "VmHWM")
