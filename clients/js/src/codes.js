@@ -15,6 +15,7 @@ export const ErrorCode = Object.freeze({
   ROOM_NOT_FOUND: 'room_not_found',
   GAME_NOT_FOUND: 'game_not_found',
   PLAYER_NOT_FOUND: 'player_not_found',
+  PROFILE_NOT_FOUND: 'profile_not_found',
   NOT_FOUND: 'not_found',
   METHOD_NOT_ALLOWED: 'method_not_allowed',
   TOO_LARGE: 'too_large',
@@ -38,6 +39,7 @@ export const ErrorCode = Object.freeze({
   SPECTATORS_FULL: 'spectators_full',
   STALE_VERSION: 'stale_version',
   ID_REUSED: 'id_reused',
+  USERNAME_TAKEN: 'username_taken',
   // the server
   STRATEGY_UNAVAILABLE: 'strategy_unavailable',
   HTTP_ERROR: 'http_error',

@@ -112,6 +112,7 @@
 
 /** @typedef {EventOf<'player_joined', {player: Player}>} PlayerJoinedEvent */
 /** @typedef {EventOf<'player_left', {player: Player}>} PlayerLeftEvent */
+/** @typedef {EventOf<'seat_token_rotated', {player: Player}>} SeatTokenRotatedEvent */
 /** @typedef {EventOf<'room_closed', {reason: 'no_players'}>} RoomClosedEvent */
 /** @typedef {EventOf<'game_started', {number: number, order: string[], rolloff: RolloffEntry[][], commitment: string}>} GameStartedEvent */
 /** @typedef {EventOf<'turn_started', {player_id: string, round: number}>} TurnStartedEvent */
@@ -121,7 +122,7 @@
 /** @typedef {EventOf<'game_finished', {totals: Record<string, number>, winners: string[], seed: string}>} GameFinishedEvent */
 
 /**
- * @typedef {PlayerJoinedEvent | PlayerLeftEvent | RoomClosedEvent | GameStartedEvent | TurnStartedEvent
+ * @typedef {PlayerJoinedEvent | PlayerLeftEvent | SeatTokenRotatedEvent | RoomClosedEvent | GameStartedEvent | TurnStartedEvent
  *   | KeptEvent | RolledEvent | ScoredEvent | GameFinishedEvent} RoomEvent
  */
 

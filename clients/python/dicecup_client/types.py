@@ -181,6 +181,16 @@ class PlayerLeft(TypedDict):
     at: str
 
 
+class SeatTokenRotated(TypedDict):
+    """The seat was taken back by its profile: the old seat token stops working."""
+
+    version: int
+    type: Literal["seat_token_rotated"]
+    player_id: str | None
+    data: PlayerData
+    at: str
+
+
 class RoomClosed(TypedDict):
     version: int
     type: Literal["room_closed"]
@@ -238,11 +248,21 @@ class GameFinished(TypedDict):
 
 
 Event: TypeAlias = (
-    PlayerJoined | PlayerLeft | RoomClosed | GameStarted | TurnStarted | Kept | Rolled | Scored | GameFinished
+    PlayerJoined
+    | PlayerLeft
+    | SeatTokenRotated
+    | RoomClosed
+    | GameStarted
+    | TurnStarted
+    | Kept
+    | Rolled
+    | Scored
+    | GameFinished
 )
 EVENT_TYPES = (
     "player_joined",
     "player_left",
+    "seat_token_rotated",
     "room_closed",
     "game_started",
     "turn_started",
