@@ -249,7 +249,7 @@ def hostile_scenario(args: argparse.Namespace) -> dict[str, Any]:
         raise SystemExit(f"{args.watchers} watchers need {-(-args.watchers // per_room)} rooms at most {per_room} each")
     result: dict[str, Any] = {
         "database": args.database,
-        "rate_limits": "on, the defaults",
+        "rate_limits": "on, the defaults" if args.rate_limits == "on" else "off",
         "rooms": args.rooms,
         "seats": args.seats,
         "spectators": args.spectators,
@@ -275,7 +275,8 @@ def hostile_scenario(args: argparse.Namespace) -> dict[str, Any]:
             ).report()
         return dict(out["report"])
 
-    with instances(args.database, args, rate_limits="true") as found, hostile.RssSampler(found[0]) as sampler:
+    limits = "true" if args.rate_limits == "on" else "false"
+    with instances(args.database, args, rate_limits=limits) as found, hostile.RssSampler(found[0]) as sampler:
         server = found[0]
         result["rss_kib_start"] = sampler.now()
         if args.rate:
@@ -451,6 +452,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", type=Path)
     hostile = parser.add_argument_group("hostile")
     hostile.add_argument("--database", default="sqlite", choices=["sqlite", "postgres"])
+    hostile.add_argument(
+        "--rate-limits",
+        default="on",
+        choices=["on", "off"],
+        help="off: to see what the limits cost the players (the probes then run unrefused, flat out)",
+    )
     hostile.add_argument("--watchers", type=int, default=500, help="spectators of the played rooms, spread")
     hostile.add_argument("--oversize", type=int, default=100, help="sockets sending 1 MiB frames")
     hostile.add_argument("--probes", type=int, default=100, help="clients guessing room codes (REST and WebSocket)")
