@@ -1,5 +1,5 @@
 """Reading request bodies ourselves, so that refusals come in the order
-``API.md`` gives (404 room, 413, 401/403, 429, 422), and documenting them."""
+``docs/api.md`` gives (404 room, 413, 401/403, 429, 422), and documenting them."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ BODY_SCHEMAS: dict[str, Any] = {}
 async def capped_body(request: Request, limit: int) -> tuple[bytes, DomainError | None]:
     """The body, or an empty one and the ``too_large`` refusal if it is longer
     than ``limit`` bytes (reading stops there). The caller raises the refusal
-    where it comes in API.md's order (after the room lookup)."""
+    where it comes in docs/api.md's order (after the room lookup)."""
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
         return b"", too_large(limit)

@@ -1,4 +1,4 @@
-"""The REST API of ``API.md``: routes parse, call the service, serialize."""
+"""The REST API of ``docs/api.md``: routes parse, call the service, serialize."""
 
 from __future__ import annotations
 

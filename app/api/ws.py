@@ -1,4 +1,4 @@
-"""The WebSocket protocol of ``API.md``: ``GET /api/rooms/{code}/ws``."""
+"""The WebSocket protocol of ``docs/api.md``: ``GET /api/rooms/{code}/ws``."""
 
 from __future__ import annotations
 

@@ -26,7 +26,7 @@ def decide(
     request: ActionRequest,
     deadline: Callable[[GameState, Sequence[PlayerRow]], datetime | None],
 ) -> Write:
-    """What an action stores, or its refusal, in ``API.md``'s order (pure: it
+    """What an action stores, or its refusal, in ``docs/api.md``'s order (pure: it
     runs inside the storage's transaction, and again if that loses a race).
     ``deadline`` gives the room's next deadline after the action (a bot's turn)."""
     room, game = loaded.room, loaded.game

@@ -1,6 +1,6 @@
 """Bots: what a bot seat does on its turn, and the scheduler that makes it
-act when its room's deadline comes (see ARCHITECTURE.md, "Work the server
-does by itself")."""
+act when its room's deadline comes (docs/architecture.md, "The path of one
+action": bot turns take the same path as a person's)."""
 
 from __future__ import annotations
 

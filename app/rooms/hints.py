@@ -16,7 +16,7 @@ from .views import JSON
 
 async def hint(service: RoomService, code: str, token: str | None) -> JSON:
     """One read: the room with its current game, and the token's seat; then the
-    advice. Refusals in the order of ``API.md``: ``room_not_found``,
+    advice. Refusals in the order of ``docs/api.md``: ``room_not_found``,
     ``unauthorized``/``forbidden``, ``hints_disabled``, ``game_not_started``,
     ``game_over``, ``not_your_turn``, ``must_roll_first``, ``strategy_unavailable``."""
     # one round trip: the room, its current game, and whichever seat the token is

@@ -105,7 +105,7 @@ class RoomReader:
     # -- reads --------------------------------------------------------------------------
 
     async def authenticate(self, code: str, token: str | None, body_error: DomainError | None = None) -> Seat:
-        """The seat a token stands for, checked in the precedence of ``API.md``:
+        """The seat a token stands for, checked in the precedence of ``docs/api.md``:
         ``room_not_found``, then ``body_error`` if given (a body too large),
         then ``unauthorized`` (no or unknown token), then ``forbidden`` (a
         token of another room)."""
@@ -383,7 +383,7 @@ class RoomService(RoomReader):
         return outcome
 
     async def _act(self, code: str, actor: Seat, request: ActionRequest, ruleset: list[str] | None) -> Outcome:
-        """Validate and apply one action; see ``API.md`` for the order of refusals.
+        """Validate and apply one action; see ``docs/api.md`` for the order of refusals.
 
         The storage (:meth:`Database.act`, the hot path of
         :mod:`app.db.actions`) loads the room and stores what

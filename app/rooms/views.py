@@ -1,4 +1,4 @@
-"""The JSON shapes of ``API.md`` (Room, Player, Game, Event), built from rows
+"""The JSON shapes of ``docs/api.md`` (Room, Player, Game, Event), built from rows
 and the engine's state."""
 
 from __future__ import annotations
@@ -147,7 +147,7 @@ def iso_utc(at: datetime) -> str:
 
 
 def event_json(version: int, kind: str, player_id: str | None, data: JSON, at: datetime) -> JSON:
-    """``API.md``'s Event, from its stored fields (a row, or what an action stores)."""
+    """``docs/api.md``'s Event, from its stored fields (a row, or what an action stores)."""
     return {"version": version, "type": kind, "player_id": player_id, "data": data, "at": iso_utc(at)}
 
 

@@ -3,7 +3,7 @@
 The engine never calls a random number generator itself: it asks a
 :class:`DiceSource` for the values of roll number ``n`` (rolls of a game are
 numbered 0, 1, 2, ... in event order, roll-off rolls first). The production
-source is :class:`FairDice`, the commit-reveal scheme pinned in ``API.md``.
+source is :class:`FairDice`, the commit-reveal scheme pinned in ``docs/api.md``.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ class DiceSource(Protocol):
 
 
 def fair_roll(seed: bytes, roll_number: int, count: int) -> Dice:
-    """The faces of roll ``roll_number`` under the fair-dice scheme of ``API.md``.
+    """The faces of roll ``roll_number`` under the fair-dice scheme of ``docs/api.md``.
 
     Bytes of HMAC-SHA256(key=seed, msg=b"n:i") for i = 0, 1, ... are read in
     order; a byte b < 252 gives the face b % 6 + 1, a larger byte is skipped

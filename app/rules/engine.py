@@ -106,7 +106,7 @@ def new_game(
 def apply(state: GameState, action: Action, dice: DiceSource) -> Transition:
     """Validate ``action`` against the rules and apply it.
 
-    Refusals are checked in the precedence of ``API.md``: malformed positions
+    Refusals are checked in the precedence of ``docs/api.md``: malformed positions
     (``invalid_request``), ``game_over``, ``not_your_turn``, then the action's
     own: for a roll ``no_rolls_left`` (and ``must_roll_first`` for a roll
     with ``keep`` before the first roll); for a keep ``must_roll_first``,

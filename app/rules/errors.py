@@ -1,6 +1,6 @@
 """The error family of the rules engine.
 
-Every refusal carries a machine-readable ``code`` (the codes of ``API.md``) and
+Every refusal carries a machine-readable ``code`` (the codes of ``docs/api.md``) and
 a human sentence; a refused action never changes the state it was given.
 """
 

@@ -1,4 +1,4 @@
-"""What happened: the events ``apply`` returns, as ``API.md``'s event table names them."""
+"""What happened: the events ``apply`` returns, as ``docs/api.md``'s event table names them."""
 
 from __future__ import annotations
 

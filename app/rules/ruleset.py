@@ -62,7 +62,7 @@ class Scorecard:
 
 @dataclass(frozen=True)
 class Totals:
-    """The parts of a grand total, as ``API.md`` names them."""
+    """The parts of a grand total, as ``docs/api.md`` names them."""
 
     upper_total: int
     upper_bonus: int

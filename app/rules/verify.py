@@ -1,7 +1,7 @@
 """Check a finished game's dice against its revealed seed.
 
 Works on events as plain dicts (the ``{"type", "data", ...}`` shape of
-``API.md``), so it checks exactly what any client received.
+``docs/api.md``), so it checks exactly what any client received.
 """
 
 from __future__ import annotations

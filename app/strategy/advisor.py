@@ -58,7 +58,7 @@ class Advice:
         return max(self.choices, key=lambda c: (c.ev, isinstance(c, BoxChoice)))
 
     def action(self, choice: Choice | None = None) -> dict[str, object]:
-        """A choice as an action of ``API.md``."""
+        """A choice as an action of ``docs/api.md``."""
         choice = choice or self.best
         if isinstance(choice, BoxChoice):
             return {"type": "score", "box": choice.box}

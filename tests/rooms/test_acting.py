@@ -84,6 +84,6 @@ def test_not_your_turn_and_a_seen_id() -> None:
     with pytest.raises(DomainError) as refused:
         decide(found, Seat(other, "ABCDEF"), ActionRequest("roll"), bots_due)
     assert refused.value.code == "not_your_turn"
-    # a known id wins over every refusal of the room's state (API.md's order)
+    # a known id wins over every refusal of the room's state (docs/api.md's order)
     with pytest.raises(Seen):
         decide(loaded(status="finished", seen=True), Seat(other, "ABCDEF"), ActionRequest("roll", id="x"), bots_due)

@@ -1,4 +1,4 @@
-"""Fair dice: the test vector of API.md, and the verifier of finished games."""
+"""Fair dice: the test vector of docs/api.md, and the verifier of finished games."""
 
 import random
 

@@ -72,7 +72,7 @@ def test_random_games_end_with_totals_equal_to_their_parts(game) -> None:
 
 
 def expected_refusal(state, action) -> str | None:
-    """An oracle written from the precedence table of API.md, independent of the engine."""
+    """An oracle written from the precedence table of docs/api.md, independent of the engine."""
     positions = action.keep if isinstance(action, Roll) else action.dice if isinstance(action, Keep) else None
     if positions is not None and (any(not 0 <= p <= 4 for p in positions) or len(set(positions)) < len(positions)):
         return "invalid_request"
