@@ -8,13 +8,12 @@ import contextlib
 import itertools
 import logging
 from collections import deque
-from typing import Any, Protocol
+from typing import Protocol
 
 from .closecodes import CloseCode
 
 log = logging.getLogger("dicecup.realtime")
 
-CLOSE_TOO_SLOW = CloseCode.TRY_AGAIN_LATER  # the client fell too far behind and may resume with `after`
 _ids = itertools.count(1)
 
 
@@ -76,7 +75,7 @@ class Connection:
             return
         if len(self._queue) >= self._limit:
             log.info("closing socket %s of room %s: it fell too far behind", self.id, self.code)
-            self.close(CLOSE_TOO_SLOW, "too far behind; reconnect with after")
+            self.close(CloseCode.TRY_AGAIN_LATER, "too far behind; reconnect with after")
             return
         self._queue.append(data)
         self._wake_writer()
@@ -188,7 +187,3 @@ class Connection:
 
     def __repr__(self) -> str:
         return f"Connection({self.id}, room={self.code}, player={self.player_id})"
-
-
-def message(kind: str, **fields: Any) -> dict[str, Any]:
-    return {"type": kind, **fields}

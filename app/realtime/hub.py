@@ -28,7 +28,6 @@ from .connection import Connection
 
 log = logging.getLogger("dicecup.realtime")
 JSON = dict[str, Any]
-CLOSE_GOING_AWAY = CloseCode.GOING_AWAY
 
 
 class EventLog(Protocol):
@@ -52,9 +51,6 @@ class _Room:
     view_version: int = -1
 
 
-encode_event = messages.event_v1
-
-
 class Hub:
     def __init__(self, bus: Bus, log_reader: EventLog, gap_wait: float = 0.25) -> None:
         self.bus = bus
@@ -72,7 +68,7 @@ class Hub:
         """Tell every client to resume elsewhere (1012), then stop the bus."""
         conns = [c for room in self._rooms.values() for c in room.conns]
         for conn in conns:
-            conn.close(CLOSE_GOING_AWAY, "server shutting down")
+            conn.close(CloseCode.GOING_AWAY, "server shutting down")
         if conns:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.gather(*(c.closed.wait() for c in conns)), 2.0)
@@ -211,7 +207,7 @@ class Hub:
 
     def _deliver(self, room: _Room, event: JSON, view: JSON | None) -> None:
         version = event["version"]
-        data, encoded = encode_event(event, view)
+        data, encoded = messages.event_v1(event, view)
         previous, previous_version = room.view, room.view_version
         if view is not None and encoded is not None and view["version"] >= room.view_version:
             room.view, room.view_version = encoded, view["version"]
