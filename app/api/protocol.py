@@ -241,20 +241,6 @@ class _Document(BaseModel):
     server_v2: ServerMessageV2
 
 
-CLOSE_MEANINGS = {
-    CloseCode.GOING_AWAY: "the server is shutting down: reconnect with after",
-    CloseCode.TRY_AGAIN_LATER: "the client fell too far behind: reconnect with after",
-    CloseCode.POLICY: "more messages than the flood limit",
-    CloseCode.TOO_BIG: "a frame or message over the size limit",
-    CloseCode.BAD_HELLO: "no hello in time, a first message that is not a hello, or a second hello",
-    CloseCode.BAD_TOKEN: "an unknown or foreign token in the hello",
-    CloseCode.SEAT_GONE: "this socket's seat left the room or was removed, or its token was replaced",
-    CloseCode.UNKNOWN_ROOM: "no such room",
-    CloseCode.SPECTATORS_FULL: "the room has as many spectators as it takes",
-    CloseCode.RATE_LIMITED: "too many failed room lookups or open sockets from this address",
-}
-
-
 @cache
 def protocol_document() -> dict[str, Any]:
     """The JSON Schema of the protocol: ``ClientMessage``, ``ServerMessageV1``
@@ -269,7 +255,7 @@ def protocol_document() -> dict[str, Any]:
         "description": "the codes a room socket closes with (1011 also: keepalive timeout)",
         "type": "integer",
         "enum": [int(code) for code in CloseCode],
-        "x-meanings": {str(int(code)): meaning for code, meaning in CLOSE_MEANINGS.items()},
+        "x-meanings": {str(int(code)): code.meaning for code in CloseCode},
     }
     defs["ErrorCode"]["enum"] = [code.value for code in ErrorCode]
     return {

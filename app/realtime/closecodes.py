@@ -6,23 +6,33 @@ from enum import IntEnum
 
 
 class CloseCode(IntEnum):
+    """Each member's :attr:`meaning` is what ``/api/protocol.json`` says of it."""
+
     GOING_AWAY = 1012
-    """The server is shutting down: reconnect (possibly to another instance) with ``after``."""
     TRY_AGAIN_LATER = 1013
-    """The client fell too far behind (its send queue was full): reconnect with ``after``."""
     POLICY = 1008
-    """More messages than the flood limit."""
     TOO_BIG = 1009
-    """A frame or message over the size limit."""
     BAD_HELLO = 4400
-    """No hello in time, a first message that is not a hello, or a second hello."""
     BAD_TOKEN = 4401
-    """An unknown or foreign token in the hello."""
     SEAT_GONE = 4403
-    """The seat this socket stood for left the room or was removed, or its token was replaced (taken back)."""
     UNKNOWN_ROOM = 4404
-    """No such room."""
     SPECTATORS_FULL = 4409
-    """The room has as many spectators as it takes."""
     RATE_LIMITED = 4429
-    """Too many failed room lookups, or too many open sockets, from this address."""
+
+    @property
+    def meaning(self) -> str:
+        return _MEANINGS[self]
+
+
+_MEANINGS = {
+    CloseCode.GOING_AWAY: "the server is shutting down: reconnect (possibly to another instance) with after",
+    CloseCode.TRY_AGAIN_LATER: "the client fell too far behind (its send queue was full): reconnect with after",
+    CloseCode.POLICY: "more messages than the flood limit",
+    CloseCode.TOO_BIG: "a frame or message over the size limit",
+    CloseCode.BAD_HELLO: "no hello in time, a first message that is not a hello, or a second hello",
+    CloseCode.BAD_TOKEN: "an unknown or foreign token in the hello",
+    CloseCode.SEAT_GONE: "this socket's seat left the room or was removed, or its token was replaced (taken back)",
+    CloseCode.UNKNOWN_ROOM: "no such room",
+    CloseCode.SPECTATORS_FULL: "the room has as many spectators as it takes",
+    CloseCode.RATE_LIMITED: "too many failed room lookups, or too many open sockets, from this address",
+}
