@@ -33,8 +33,7 @@ from typing import Any
 
 import httpx
 import websockets
-
-from app.realtime.patch import apply
+from dicecup_client.patch import apply_patch
 
 from . import servers
 from .loadgen import choose
@@ -72,7 +71,7 @@ class Seat:
                     if message["room"] is not None:
                         self.room = message["room"]
                 else:
-                    self.room = apply(self.room, message["patch"])
+                    self.room = apply_patch(self.room, message["patch"])
                 self.version = message["event"]["version"]
                 self.moved.set()
             elif message["type"] in ("ack", "error"):

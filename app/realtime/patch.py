@@ -66,32 +66,3 @@ def _cheaper(ops: list[Op], new: Any, path: str, out: list[Op]) -> None:
         out.append({"op": "replace", "path": path, "value": new})
     else:
         out.extend(ops)
-
-
-def apply(document: Any, patch: list[Op]) -> Any:
-    """Apply ``patch`` (the operations :func:`diff` makes) to a copy of ``document``.
-    For the SDK and tests; the server never applies patches."""
-    doc = orjson.loads(orjson.dumps(document))
-    for op in patch:
-        path = op["path"]
-        if path == "":
-            if op["op"] == "remove":
-                raise ValueError("cannot remove the whole document")
-            doc = orjson.loads(orjson.dumps(op["value"]))
-            continue
-        *parents, last = [t.replace("~1", "/").replace("~0", "~") for t in path.split("/")[1:]]
-        target = doc
-        for token in parents:
-            target = target[int(token)] if isinstance(target, list) else target[token]
-        key: Any = int(last) if isinstance(target, list) and last != "-" else last
-        if op["op"] == "remove":
-            del target[key]
-        elif op["op"] == "add" and isinstance(target, list):
-            target.insert(len(target) if key == "-" else key, op["value"])
-        elif op["op"] in ("add", "replace"):
-            if op["op"] == "replace" and (key not in target if isinstance(target, dict) else key >= len(target)):
-                raise ValueError(f"replace of a missing {path!r}")
-            target[key] = op["value"]
-        else:
-            raise ValueError(f"unsupported op {op['op']!r}")
-    return doc
