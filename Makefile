@@ -14,12 +14,14 @@ UV_COMPILE = $(BIN)/uv pip compile pyproject.toml --universal --generate-hashes 
 .PHONY: run test lint install lock config-doc clean
 
 $(STAMP): $(LOCK_DEV) pyproject.toml clients/python/pyproject.toml
+	@echo "==> Installing Dicecup and its locked dependencies into $(VENV) (first run: a minute or two)"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet --require-hashes -r $(LOCK_DEV)
 	$(BIN)/pip install --quiet --no-deps -e .
 	$(BIN)/pip install --quiet --no-deps -e clients/python
 	touch $(STAMP)
+	@echo "==> Installed into $(VENV)"
 
 # clients/js's dev dependencies (ws, typescript) for its tests, where npm is
 # (without it tests/clients/test_js_client.py skips; under DICECUP_TEST_STRICT=1 it fails).
@@ -45,6 +47,7 @@ config-doc: $(STAMP)
 	$(BIN)/python -m app config-doc --output docs/configuration.md
 
 run: $(STAMP)
+	@echo "==> Starting Dicecup: migrating the database, then serving (Ctrl+C stops it)"
 	$(BIN)/python -m app serve
 
 lint: $(STAMP)

@@ -5,14 +5,18 @@
 from __future__ import annotations
 
 import argparse
+import logging
 
 import uvicorn
+from sqlalchemy.engine import make_url
 
 from app.config import Settings
 from app.db.migrate import upgrade
 from app.observability.logs import configure_logging
 from app.observability.multiproc import prepare_multiprocess_dir, remove_multiprocess_dir
 from app.ops import add_commands as add_ops_commands
+
+log = logging.getLogger("dicecup")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -36,7 +40,10 @@ def main(argv: list[str] | None = None) -> None:
     # Text or JSON (DICECUP_LOG_FORMAT), here and, through log_config, in every worker.
     log_config = configure_logging(settings.log_level, settings.log_format)
     if args.command == "migrate" or settings.migrate_on_start:
+        where = make_url(settings.database_url).render_as_string(hide_password=True)
+        log.info("bringing the database up to date (%s)", where)
         upgrade(settings.database_url)
+        log.info("database up to date")
     if args.command != "serve":
         return
     # Several workers record metrics into files of one directory (app.observability.metrics).

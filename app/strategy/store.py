@@ -103,7 +103,11 @@ class StrategyStore:
             await self._task
 
     async def _solve_missing(self) -> None:
-        log.info("computing strategy tables in the background (in %s)", self.directory)
+        log.info(
+            "computing strategy tables in the background, once (in %s; about half a minute on two cores): "
+            "the server plays meanwhile, hints and optimal bots wait for them",
+            self.directory,
+        )
         self._process = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
