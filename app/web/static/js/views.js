@@ -95,13 +95,16 @@ export function dieLabel(face, position, kept) {
 
 export { dieSvg };
 
+/** The roll shortcut (a key's name, the same in every language: aria-keyshortcuts). */
+const ROLL_KEY = 'R';
+
 export function controls(game) {
   if (!myTurn()) return '';
   const turn = game.turn;
   const label = turn.rolls_left ? plural('game.roll_button', turn.rolls_left) : t('game.no_rolls');
   const hint = turn.dice ? t('game.pick_box') : t('game.roll_first');
   const hints = currentRoom().options.hints && turn.dice;
-  return `<button class="primary big" id="roll" data-action="roll" aria-keyshortcuts="R" ${turn.rolls_left ? '' : 'disabled'} ${S.busy ? 'aria-disabled="true"' : ''}>${esc(label)}</button>
+  return `<button class="primary big" id="roll" data-action="roll" aria-keyshortcuts="R" ${turn.rolls_left ? '' : 'disabled'} ${S.busy ? 'aria-disabled="true"' : ''}>${esc(label)} <kbd class="key" aria-hidden="true">${ROLL_KEY}</kbd></button>
       <p class="muted">${esc(hint)}</p>
       <p class="muted small keys" id="keys-help">${esc(t('game.keys'))}</p>
       ${hints ? `<button class="quiet" data-action="hint" id="hint">${esc(t('game.hint'))}</button>` : ''}
