@@ -20,7 +20,9 @@ sizes = pytest.mark.parametrize("size", list(SIZES))
 
 
 async def rolled(page: Page, left: int) -> None:
+    """The roll is shown and acknowledged (the next action is taken)."""
     await expect(page.locator("#game")).to_have_attribute("data-rolls-left", str(left))
+    await expect(page.locator("#game")).to_have_attribute("data-busy", "false")
 
 
 async def pressed(page: Page) -> list[bool]:
@@ -96,7 +98,8 @@ async def test_focus_stays_where_play_continues_and_the_table_is_named(live, bro
         await expect(page.locator(f"#die-{i} kbd")).to_have_text(str(i + 1))
         await expect(page.locator(f"#die-{i} kbd")).to_be_visible()
     await expect(page.locator("#roll kbd")).to_have_text("R")
-    await expect(page.locator("#keys-help")).to_be_visible()
+    if SIZES[size]["width"] >= 900:  # phones show the keys on the controls only: the tray has no room for the line
+        await expect(page.locator("#keys-help")).to_be_visible()
     await expect(page.get_by_role("group", name="Dice")).to_have_count(1)
     await expect(page.get_by_role("region", name="Scorecard")).to_have_count(1)
     await expect(page.get_by_role("table", name="Scorecard")).to_have_count(1)
@@ -116,4 +119,77 @@ async def test_focus_stays_where_play_continues_and_the_table_is_named(live, bro
     await expect(game).to_have_attribute("data-my-turn", "true", timeout=20000)
     await expect(page.locator("#roll")).to_be_focused()
     await page.screenshot(path=shots / f"playscreen-keyboard-{size}.png")
+    assert console.errors == []
+
+
+LONG_NAME = "Abcdefghijklmnopqrstuvwxyz012345"  # 32 characters, no space to break at
+
+
+async def box(page: Page, selector: str) -> dict[str, float]:
+    found = await page.locator(selector).bounding_box()
+    assert found is not None, selector
+    return found
+
+
+async def on_screen(page: Page, selector: str, size: dict[str, int], above: float | None = None) -> None:
+    """Every element matching `selector` lies inside the screen as it is (the page not
+    scrolled), and above `above` (the top of the tray that would cover it) if given."""
+    boxes = await page.locator(selector).evaluate_all(
+        "(nodes) => nodes.map((n) => { const r = n.getBoundingClientRect();"
+        " return {top: r.top, bottom: r.bottom, left: r.left, right: r.right, id: n.id}; })"
+    )
+    assert boxes, selector
+    for b in boxes:
+        assert b["top"] >= 0 and b["bottom"] <= (size["height"] if above is None else above), (selector, b, size, above)
+        assert b["left"] >= 0 and b["right"] <= size["width"], (selector, b, size)
+
+
+@sizes
+async def test_one_thumb_layout_with_four_players_and_a_long_name(live, browser, shots, size) -> None:  # noqa: F811
+    """Dice, Roll and every box I can score are on the first screen, at every turn,
+    without scrolling; no sideways scroll with four players and a 32-character name;
+    the invite card is below the table once the game runs."""
+    console = Console()
+    viewport = SIZES[size]
+    page = await open_page(browser, console, viewport)
+    await create_room(page, live.http, LONG_NAME, "yahtzee", 4)
+    for level in ("beginner", "beginner", "beginner"):
+        await page.select_option("#bot-level", level)
+        await page.click("#add-bot")
+    await expect(page.locator("#lobby .players li")).to_have_count(4)
+    assert await page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+    await page.screenshot(path=shots / f"playscreen-lobby-{size}.png", full_page=True)
+    await page.click("#start-game")
+    game = page.locator("#game")
+    for turn in range(3):
+        await expect(game).to_have_attribute("data-my-turn", "true", timeout=20000)
+        await expect(game).to_have_attribute("data-rolled", "false")
+        await page.evaluate("window.scrollTo(0, 0)")
+        await on_screen(page, "#dice .die", viewport)
+        await on_screen(page, "#roll", viewport)
+        await page.keyboard.press("r")
+        await rolled(page, 2)
+        await page.keyboard.press("r")
+        await rolled(page, 1)
+        assert await page.evaluate("window.scrollY") == 0
+        await page.screenshot(path=shots / f"playscreen-turn-{size}.png")
+        tray = await box(page, "#game .table")
+        phone = viewport["width"] < 900
+        await on_screen(page, "#game .score-option", viewport, tray["y"] if phone else None)
+        await on_screen(page, "#roll", viewport)
+        # four columns, none cut off; the page never scrolls sideways
+        assert await page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+        await on_screen(page, "#scorecard thead th", viewport)
+        # the invite card does not push the dice down
+        head, dice = await box(page, ".room-head"), await box(page, "#dice")
+        assert head["y"] > dice["y"], (head, dice)
+        if turn == 0:
+            await page.screenshot(path=shots / f"playscreen-turn-{size}.png")
+            await page.screenshot(path=shots / f"playscreen-turn-{size}-full.png", full_page=True)
+        options = page.locator("#game .score-option")
+        await options.nth(await options.count() - 1).evaluate("(b) => b.click()")  # a tap, no scrolling
+        if await page.locator("#confirm").is_visible():
+            await page.click("#confirm-yes")
+        await expect(game).to_have_attribute("data-my-turn", "false")
+    assert await page.evaluate("window.scrollY") == 0
     assert console.errors == []
