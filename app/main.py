@@ -24,6 +24,8 @@ from app.api.ws import RoomSockets
 from app.config import Settings
 from app.db import Database
 from app.lifecycle import TurnClock, Turns
+from app.lifecycle.public import PublicRooms
+from app.lifecycle.sweeper import Sweeper
 from app.observability.metrics import Metrics
 from app.observability.middleware import RequestObservability
 from app.observability.probes import probes
@@ -87,7 +89,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             turn_seconds_min=config.turn_seconds_min,
         )
         # Bots, timeouts and the autopilot, woken by the alarm or every poll (rooms due on other instances).
-        turns = Turns(service)
+        turns = Turns(service, on_autopilot=metrics.autopilot_move)
+        # Deletes rooms nobody uses, one instance at a time (a lease row); counts in /metrics.
+        sweeper = Sweeper(
+            db,
+            room_ttl_days=config.room_ttl_days,
+            lobby_ttl_hours=config.lobby_ttl_hours,
+            interval=config.sweep_interval,
+            on_swept=metrics.swept,
+        )
+        app.state.sweeper = sweeper
         scheduler = BotScheduler(service, alarm, poll=config.scheduler_poll, play=turns.play_due)
         app.state.readiness = instruments.readiness(service.ping, strategy)
         app.state.analysis = analysis
@@ -96,6 +107,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.db = db
         app.state.service = service
         app.state.turns = turns
+        app.state.public = PublicRooms(service)  # GET /api/rooms, POST /api/quickplay
         app.state.hub = hub
         app.state.limits = RateLimits(config)
         app.state.strategy = strategy
@@ -103,6 +115,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await hub.start()
         await strategy.start()
         scheduler.start()
+        sweeper.start()
         await metrics.start()
         # Everything made so far lives as long as the process: move it out of
         # the collector's sight, so a full collection under load walks only
@@ -120,6 +133,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             await metrics.close()
             await scheduler.close()
+            await sweeper.close()
             await analysis.close()
             await hub.close()
             await strategy.close()

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response
 from pydantic import TypeAdapter
 
 from app.analysis.service import AnalysisService
+from app.lifecycle.public import PublicRooms
 from app.locales import Language, box_label, negotiate, ruleset_label, section_label
 from app.rooms import ActionRequest, DomainError
 from app.rooms.hints import hint
@@ -54,6 +55,7 @@ router = APIRouter(
 
 CREATE = TypeAdapter(schemas.CreateRoom)
 JOIN = TypeAdapter(schemas.JoinRoom)
+QUICKPLAY = TypeAdapter(schemas.QuickPlay)
 BOT = TypeAdapter(schemas.AddBot)
 ACTION: TypeAdapter[schemas.RollAction | schemas.KeepAction | schemas.ScoreAction] = TypeAdapter(schemas.ActionBody)
 
@@ -103,6 +105,47 @@ async def create_room(
     return ORJSONResponse({"room": room, "player": player, "token": token}, status_code=201)
 
 
+@router.get(
+    "/rooms",
+    summary="Public rooms in the lobby with a free seat, newest first, a page at a time",
+    response_model=schemas.PublicRoomsOut,
+    responses=_errors(422),
+)
+async def public_rooms(
+    request: Request,
+    ruleset: Annotated[schemas.Ruleset | None, Query(description="only this rule set's rooms")] = None,
+    cursor: Annotated[str | None, Query(max_length=128, description="the `next` of the previous page")] = None,
+    limit: Annotated[int, Query(ge=1, le=50)] = 20,
+) -> Response:
+    public: PublicRooms = request.app.state.public
+    return ORJSONResponse(await public.list(ruleset, cursor, limit))
+
+
+@router.post(
+    "/quickplay",
+    status_code=201,
+    summary="Play with anyone: join the oldest public lobby room of a rule set with a free seat, or open one",
+    response_model=schemas.QuickPlayed,
+    responses=_errors(401, 413, 422),
+    openapi_extra=request_body("QuickPlay", QUICKPLAY),
+)
+async def quickplay(
+    request: Request, settings: SettingsDep, profiles: ProfilesDep, profile: ProfileTokenDep
+) -> Response:
+    body, oversize = await capped_body(request, settings.max_body_bytes)
+    if oversize is not None:
+        raise oversize
+    profile_id = await linked_profile(profiles, profile)
+    data = parse(QUICKPLAY, body)
+    limits: RateLimits = request.app.state.limits
+    address = client_address(request.scope)
+    public: PublicRooms = request.app.state.public
+    room, player, token, created = await public.quickplay(
+        data.ruleset, data.name, profile_id, data.max_players, before_create=lambda: limits.check_room_creation(address)
+    )
+    return ORJSONResponse({"room": room, "player": player, "token": token, "created": created}, status_code=201)
+
+
 @router.get("/rooms/{code}", summary="A room", response_model=schemas.RoomOut, responses=_errors(404))
 async def get_room(code: Code, service: ServiceDep) -> Response:
     return ORJSONResponse(await service.get_room(code))
@@ -137,7 +180,8 @@ async def join_room(
 @router.delete(
     "/rooms/{code}/players/{player_id}",
     status_code=204,
-    summary="Leave (own token) or remove a player (host), between games",
+    summary="Leave (own token) or remove a player (host) between games; during a game resign (own token) "
+    "or remove an away player (host)",
     responses=_errors(401, 403, 404, 409),
 )
 async def leave_room(code: Code, player_id: PlayerId, service: ServiceDep, token: TokenDep) -> Response:

@@ -100,6 +100,16 @@ class JoinRoom(_Body):
     name: Name
 
 
+class QuickPlay(_Body):
+    """Join the oldest public lobby room of the rule set with a free seat, or open a public one."""
+
+    ruleset: Ruleset = "yahtzee"
+    name: Name
+    max_players: int = Field(2, ge=2, le=MAX_PLAYERS, description="the seats of a room quick play opens")
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"ruleset": "yacht", "name": "Ana"}]})
+
+
 class AddBot(_Body):
     level: Literal["optimal", "strong", "casual", "beginner", "greedy"] = Field(
         "optimal",
@@ -300,6 +310,29 @@ class Created(BaseModel):
 class Joined(BaseModel):
     player: PlayerOut
     token: str
+
+
+class QuickPlayed(BaseModel):
+    room: RoomOut
+    player: PlayerOut
+    token: str
+    created: bool = Field(
+        description="true: no public room had a free seat, so this one was opened (public, auto_start)"
+    )
+
+
+class PublicRoomOut(BaseModel):
+    code: str
+    ruleset: Ruleset
+    options: RoomOptions
+    players: list[PlayerOut]
+    max_players: Annotated[int, Field(ge=1, le=MAX_PLAYERS)]
+    created: str = Field(json_schema_extra={"format": "date-time"})
+
+
+class PublicRoomsOut(BaseModel):
+    rooms: list[PublicRoomOut] = Field(description="public rooms in the lobby with a free seat, newest first")
+    next: str | None = Field(description="the cursor of the next page; null: this was the last")
 
 
 class ActionOut(BaseModel):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import random
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
@@ -41,8 +42,10 @@ def aware(at: datetime) -> datetime:
 class Turns:
     """The turn clock's and the autopilot's actions on a room (see the module)."""
 
-    def __init__(self, service: RoomService) -> None:
+    def __init__(self, service: RoomService, on_autopilot: Callable[[float], None] | None = None) -> None:
         self.service = service
+        self.on_autopilot = on_autopilot
+        """Told the CPU seconds of each autopilot move (the metrics)."""
         self.timeouts = 0
         """Turns timed out since start (the metrics read it)."""
         self.autopilot_moves = 0
@@ -91,8 +94,11 @@ class Turns:
             return False
         finally:
             if autopilot:
+                spent = time.process_time() - started
                 self.autopilot_moves += 1
-                self.autopilot_seconds += time.process_time() - started
+                self.autopilot_seconds += spent
+                if self.on_autopilot is not None:
+                    self.on_autopilot(spent)
         return True
 
     async def time_out(self, code: str, version: int, player_id: str) -> bool:

@@ -104,6 +104,24 @@ class Metrics:
             buckets=HTTP_BUCKETS,
             registry=own,
         )
+        self.rooms_swept = Counter(
+            "dicecup_rooms_swept",
+            "Rooms the sweeper deleted with their events, by reason (idle: no event for DICECUP_ROOM_TTL_DAYS; "
+            "lobby: never started, no event for DICECUP_LOBBY_TTL_HOURS)",
+            ["reason"],
+            registry=own,
+        )
+        self.autopilot_moves = Counter(
+            "dicecup_autopilot_moves",
+            "Moves the autopilot made for timed-out, away or resigned seats (timeouts: "
+            'dicecup_events_published{type="turn_timed_out"})',
+            registry=own,
+        )
+        self.autopilot_cpu_seconds = Counter(
+            "dicecup_autopilot_cpu_seconds",
+            "Process CPU seconds spent choosing and applying the autopilot's moves",
+            registry=own,
+        )
         self.sockets = Gauge(
             "dicecup_websocket_connections",
             "Open room WebSockets on this instance",
@@ -143,6 +161,13 @@ class Metrics:
     def events(self, events: Sequence[JSON]) -> None:
         for event in events:
             self._child(self.events_published, str(event.get("type", "unknown"))).inc()
+
+    def swept(self, reason: str, count: int) -> None:
+        self._child(self.rooms_swept, reason).inc(count)
+
+    def autopilot_move(self, cpu_seconds: float) -> None:
+        self.autopilot_moves.inc()
+        self.autopilot_cpu_seconds.inc(cpu_seconds)
 
     def http_request(self, method: str, route: str, status: int, seconds: float) -> None:
         self._child(self.http_requests, method, route, str(status)).inc()

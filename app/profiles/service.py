@@ -254,6 +254,14 @@ class ProfileService:
         totals = {pid: rules.totals(state.scorecards[pid]) for pid in state.order}
         winners = set(game.winners or [])
         at = game.finished_at or utcnow()
+        # Resigned seats rank after everyone who played on (app.lifecycle), by total among themselves.
+        resigned = {pid for pid, p in players.items() if p.resigned_at is not None}
+
+        def place(pid: str) -> int:
+            others = [o for o in state.order if (o in resigned) == (pid in resigned)]
+            ahead = len(state.order) - len(resigned) if pid in resigned else 0
+            return 1 + ahead + sum(1 for o in others if totals[o].total > totals[pid].total)
+
         results = []
         for pid in state.order:
             player, total = players.get(pid), totals[pid]
@@ -270,7 +278,7 @@ class ProfileService:
                 bot=None if player is None else player.bot,
                 seats=len(state.order),
                 score=total.total,
-                place=1 + sum(1 for other in totals.values() if other.total > total.total),
+                place=place(pid),
                 won=pid in winners,
                 yahtzees=five + total.yahtzee_bonus // 100,
                 upper_bonus=total.upper_bonus > 0,

@@ -301,11 +301,20 @@ class RoomService(RoomReader):
             await session.flush()
             self._append(session, room, changes, [("player_joined", player.id, {"player": self._pv(player, room)})])
             view = await self._view(session, room)
+            full = len(seated) + 1 >= room.max_players
         await self._publish(view, changes)
+        if full and room.options.get("auto_start") and room.status == "lobby" and room.host_id is not None:
+            # Option auto_start: the last seat taken starts the game (as the host would).
+            try:
+                await self.start_game(room.code, Seat(room.host_id, room.code))
+            except DomainError as refused:  # started meanwhile
+                log.info("auto start of room %s: %s", room.code, refused.code)
         return self._pv(player, room), token
 
     async def leave(self, code: str, actor: Seat, player_id: str) -> None:
-        """A player leaves (own token) or the host removes them, between games."""
+        """A player leaves (own token) or the host removes them, between games;
+        during a game the player resigns (own token), or the host removes an
+        away player (see :meth:`_resign`)."""
         changes = _Changes()
         async with self.db.write() as session:
             room = await self._room(session, code, lock=True)
@@ -317,25 +326,67 @@ class RoomService(RoomReader):
             if actor.player_id not in (target.id, room.host_id):
                 raise DomainError("not_host", "only the host can remove another player")
             if room.status == "playing":
-                raise DomainError("game_in_progress", "players can leave only between games")
-            left_view = self._pv(target, room)
-            target.left_at = utcnow()
-            target.seat = None
-            remaining = [p for p in seated if p.id != target.id]
-            for seat, player in enumerate(remaining):
-                player.seat = seat
-            if room.host_id == target.id:
-                room.host_id = next((p.id for p in remaining if p.bot is None), None)
-            events: list[tuple[str, str | None, JSON]] = [("player_left", target.id, {"player": left_view})]
-            if room.host_id is None:
-                # The last person left: nobody could start a game or seat
-                # anyone again, so the room closes (bots stay seated, idle).
-                room.status = "closed"
-                room.next_deadline = None
-                events.append(("room_closed", None, {"reason": "no_players"}))
-            self._append(session, room, changes, events)
-            view = await self._view(session, room)
+                game = await self._game(session, room, room.game_number)
+                assert game is not None
+                turn = state_from_dict(game.state).turn
+                self._resign(
+                    session, room, changes, seated, target, actor, turn is not None and turn.player_id == target.id
+                )
+                view = await self._view(session, room, game, players=seated)
+            else:
+                self._leave(session, room, changes, seated, target)
+                view = await self._view(session, room)
         await self._publish(view, changes)
+        self._wake(room)
+
+    def _resign(
+        self,
+        session: AsyncSession,
+        room: Room,
+        changes: _Changes,
+        seated: list[Player],
+        target: Player,
+        actor: Seat,
+        on_turn: bool,
+    ) -> None:
+        """``target`` resigns from the game being played: ``player_resigned``;
+        the autopilot finishes its scorecard (at once on its turn) and it
+        cannot win. The host may do this only to an away seat (``not_away``).
+        A resigned host hands the room to the next person still playing."""
+        if target.resigned:
+            raise DomainError("resigned", "this player has resigned already")
+        if actor.player_id != target.id and not target.away:
+            raise DomainError("not_away", "during a game the host can remove only a player who is away")
+        target.resigned_at = utcnow()
+        if room.host_id == target.id:
+            playing = [p for p in seated if p.bot is None and not p.resigned]
+            if playing:
+                room.host_id = playing[0].id
+        if on_turn:  # the autopilot takes the turn over now
+            room.turn_deadline = None
+            room.next_deadline = utcnow()
+        self._append(session, room, changes, [("player_resigned", target.id, {"player_id": target.id})])
+
+    def _leave(
+        self, session: AsyncSession, room: Room, changes: _Changes, seated: list[Player], target: Player
+    ) -> None:
+        """``target`` leaves the room between games (``player_left``; ``room_closed`` after the last person)."""
+        left_view = self._pv(target, room)
+        target.left_at = utcnow()
+        target.seat = None
+        remaining = [p for p in seated if p.id != target.id]
+        for seat, player in enumerate(remaining):
+            player.seat = seat
+        if room.host_id == target.id:
+            room.host_id = next((p.id for p in remaining if p.bot is None), None)
+        events: list[tuple[str, str | None, JSON]] = [("player_left", target.id, {"player": left_view})]
+        if room.host_id is None:
+            # The last person left: nobody could start a game or seat
+            # anyone again, so the room closes (bots stay seated, idle).
+            room.status = "closed"
+            room.next_deadline = None
+            events.append(("room_closed", None, {"reason": "no_players"}))
+        self._append(session, room, changes, events)
 
     async def start_game(self, code: str, actor: Seat) -> JSON:
         """The host starts the next game (Game #1, #2, ...), roll-off included."""
@@ -348,6 +399,13 @@ class RoomService(RoomReader):
             if room.status == "playing":
                 raise DomainError("game_in_progress", "a game is already being played")
             seated = await self._players(session, room)
+            # Who resigned from the last game leaves now; everyone starts on time (no timeouts, not away).
+            for player in list(seated):
+                if player.resigned and player.id != actor.player_id:
+                    self._leave(session, room, changes, seated, player)
+                    seated.remove(player)
+                    continue
+                player.resigned_at, player.away, player.timeouts = None, False, 0
             dice = FairDice.new()
             number = room.game_number + 1
             rules_options = {k: v for k, v in room.options.items() if k not in ROOM_OPTIONS}

@@ -88,7 +88,7 @@ PREFLIGHT = {"origin": ORIGIN, "access-control-request-method": "POST"}
 async def test_no_cors_by_default(client: httpx.AsyncClient) -> None:
     r = await client.options("/api/rooms", headers=PREFLIGHT)
     check(r, 405, "method_not_allowed")
-    assert r.headers["allow"] == "POST"
+    assert r.headers["allow"] == "GET, POST"  # GET: the public rooms
     r = await client.get("/api/rulesets", headers={"origin": ORIGIN})
     assert r.status_code == 200
     assert "access-control-allow-origin" not in r.headers
@@ -121,7 +121,7 @@ async def test_cors_for_configured_origins(database_url: str) -> None:
         ]:
             r = await http.options("/api/rooms", headers=refused)
             check(r, 405, "method_not_allowed")
-            assert r.headers["allow"] == "POST"
+            assert r.headers["allow"] == "GET, POST"
             assert "access-control-allow-origin" not in r.headers
         # a plain OPTIONS (no preflight) and TRACE stay 405
         check(await http.options("/api/rooms"), 405, "method_not_allowed")

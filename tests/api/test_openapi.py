@@ -128,6 +128,7 @@ def test_profile_token_operations() -> None:
     assert profiled == {
         ("POST", "/api/rooms"),
         ("POST", "/api/rooms/{code}/players"),
+        ("POST", "/api/quickplay"),
         ("GET", "/api/profiles/me"),
         ("DELETE", "/api/profiles/me"),
         ("GET", "/api/profiles/me/export"),

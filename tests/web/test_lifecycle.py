@@ -44,3 +44,44 @@ async def test_the_countdown_runs_and_a_timeout_shows(live, browser) -> None:  #
         await expect(page.locator(".log li").filter(has_text="ran out of time")).to_have_count(1, timeout=10_000)
         await expect(page.locator(".log li").filter(has_text="scored").first).to_be_visible()
     assert not console.errors, console.errors
+
+
+async def test_resigning_asks_first_and_shows_the_seat_resigned(live, browser) -> None:  # noqa: F811
+    console = Console()
+    page = await open_page(browser, console)
+    async with httpx.AsyncClient(base_url=live.http) as http:
+        table = Table(http)
+        await table.create("yacht", "Ana", max_players=2)
+        await page.goto(f"{live.http}/r/{table.code}")
+        await page.fill("#join-name", "Ben")
+        await page.click("#join-submit")
+        await expect(page.locator("#lobby .players li:has-text('Ben') .tag").first).to_have_text("you")
+        await table.start()
+        await page.click("#resign")
+        await expect(page.locator("#confirm")).to_be_visible()
+        await page.click("#confirm-no")  # changed my mind: nothing happens
+        await expect(page.locator("#game-players .tag.resigned")).to_have_count(0)
+        await page.click("#resign")
+        await page.click("#confirm-yes")
+        ben = page.locator("#game-players li:has-text('Ben')")
+        await expect(ben.locator(".tag.resigned")).to_have_text("resigned")
+        await expect(page.locator("#resign")).to_have_count(0)
+        await expect(page.locator(".log li").filter(has_text="Ben resigned")).to_have_count(1)
+    assert not console.errors, console.errors
+
+
+async def test_quick_play_brings_two_browsers_into_one_game(live, browser) -> None:  # noqa: F811
+    console = Console()
+    ana, ben = await open_page(browser, console), await open_page(browser, console)  # two contexts
+    for page, name in ((ana, "Ana"), (ben, "Ben")):
+        await page.goto(live.http + "/")
+        await page.fill("#create-name", name)
+        await page.select_option("#create-ruleset", "yatzy")
+        await page.click("#quickplay")
+        await expect(page).to_have_url(re.compile(r"/r/[A-Z0-9]+$"))
+    assert ana.url == ben.url
+    # the room was full with Ben: it started by itself, on both screens
+    for page in (ana, ben):
+        await expect(page.locator("#game")).to_be_visible()
+        await expect(page.locator("#game-players li")).to_have_count(2)
+    assert not console.errors, console.errors

@@ -8,6 +8,8 @@ import { isErrorCode } from './codes.js';
 /** @typedef {import('./types.js').ActionResult} ActionResult */
 /** @typedef {import('./types.js').CreatedRoom} CreatedRoom */
 /** @typedef {import('./types.js').JoinedRoom} JoinedRoom */
+/** @typedef {import('./types.js').QuickPlayed} QuickPlayed */
+/** @typedef {import('./types.js').PublicRooms} PublicRooms */
 /** @typedef {import('./types.js').EventsPage} EventsPage */
 /** @typedef {import('./types.js').RoomEvent} RoomEvent */
 /** @typedef {import('./types.js').RulesetInfo} RulesetInfo */
@@ -188,6 +190,24 @@ export class DicecupApi {
    */
   getRoom(code) {
     return this.request('GET', DicecupApi.room(code));
+  }
+
+  /**
+   * Public rooms in the lobby with a free seat, newest first; `next` is the cursor of the next page.
+   * @param {{ruleset?: Ruleset, cursor?: string, limit?: number}} [query]
+   * @returns {Promise<PublicRooms>}
+   */
+  publicRooms(query = {}) {
+    return this.request('GET', 'api/rooms', { query });
+  }
+
+  /**
+   * Play with anyone: join the oldest public lobby room of the rule set with a free seat, or open one.
+   * @param {{name: string, ruleset?: Ruleset, max_players?: number}} body
+   * @returns {Promise<QuickPlayed>}
+   */
+  quickPlay(body) {
+    return this.request('POST', 'api/quickplay', { body });
   }
 
   /**

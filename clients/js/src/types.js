@@ -168,6 +168,9 @@
 
 /** @typedef {{room: Room, player: Player, token: string}} CreatedRoom */
 /** @typedef {{player: Player, token: string}} JoinedRoom */
+/** @typedef {{room: Room, player: Player, token: string, created: boolean}} QuickPlayed */
+/** @typedef {{code: string, ruleset: Ruleset, options: RoomOptions, players: Player[], max_players: number, created: string}} PublicRoom */
+/** @typedef {{rooms: PublicRoom[], next: string | null}} PublicRooms */
 /** @typedef {{version: number, events: RoomEvent[], room: Room}} ActionResult */
 /** @typedef {{events: RoomEvent[], version: number, more: boolean}} EventsPage */
 

@@ -21,6 +21,8 @@ from .types import (
     Hint,
     Joined,
     Player,
+    PublicRooms,
+    QuickPlayed,
     Room,
     Ruleset,
     RulesetInfo,
@@ -116,6 +118,22 @@ class DicecupClient:
         if options is not None:
             body["options"] = dict(options)
         return cast(Created, await self.request("POST", "/api/rooms", json=body))
+
+    async def public_rooms(
+        self, ruleset: Ruleset | None = None, cursor: str | None = None, limit: int = 20
+    ) -> PublicRooms:
+        """Public rooms in the lobby with a free seat, newest first: ``{"rooms", "next"}``."""
+        params: dict[str, Any] = {"limit": limit}
+        if ruleset is not None:
+            params["ruleset"] = ruleset
+        if cursor is not None:
+            params["cursor"] = cursor
+        return cast(PublicRooms, await self.request("GET", "/api/rooms", params=params))
+
+    async def quickplay(self, name: str, ruleset: Ruleset = "yahtzee") -> QuickPlayed:
+        """Play with anyone: join the oldest public lobby room of ``ruleset`` with a free seat, or open one."""
+        body = {"name": name, "ruleset": ruleset}
+        return cast(QuickPlayed, await self.request("POST", "/api/quickplay", json=body))
 
     async def join(self, code: str, name: str) -> Joined:
         """Take a seat (between games): ``{"player", "token"}``."""

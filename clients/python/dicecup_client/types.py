@@ -403,6 +403,31 @@ class Joined(TypedDict):
     token: str
 
 
+class QuickPlayed(TypedDict):
+    """``POST /api/quickplay``: the room joined (or opened: ``created``) and the seat."""
+
+    room: Room
+    player: Player
+    token: str
+    created: bool
+
+
+class PublicRoom(TypedDict):
+    code: str
+    ruleset: Ruleset
+    options: RoomOptions
+    players: list[Player]
+    max_players: int
+    created: str
+
+
+class PublicRooms(TypedDict):
+    """``GET /api/rooms``: public lobby rooms with a free seat, newest first; ``next`` pages on."""
+
+    rooms: list[PublicRoom]
+    next: str | None
+
+
 class ActionResult(TypedDict):
     version: int
     events: list[Event]

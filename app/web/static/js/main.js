@@ -130,6 +130,11 @@ function renderHome() {
         <button class="primary" id="create-submit">${esc(t('home.create_submit'))}</button>
       </form>
     </section>
+    <section class="card quickplay">
+      <h2>${esc(t('lc.quickplay'))}</h2>
+      <p class="muted">${esc(t('lc.quickplay_help'))}</p>
+      <button class="primary big" data-action="quickplay" id="quickplay">${esc(t('lc.quickplay'))}</button>
+    </section>
     <section class="card">
       <h2>${esc(t('home.join'))}</h2>
       <form data-form="open" class="row">
@@ -529,7 +534,23 @@ async function onClick(event) {
   const action = target.dataset.action;
   const room = currentRoom();
   try {
-    if (action === 'copy') {
+    if (action === 'quickplay') {
+      // the name and rule set of the create form (the name is needed: the browser says so)
+      const form = app.querySelector('form[data-form="create"]');
+      if (!form.reportValidity()) return;
+      const data = new FormData(form);
+      const name = String(data.get('name')).trim();
+      localStorage.setItem('dicecup.name', name);
+      target.disabled = true;
+      let played;
+      try {
+        played = await api.quickPlay({ ruleset: String(data.get('ruleset')), name });
+      } finally {
+        target.disabled = false;
+      }
+      seats.set(played.room.code, { token: played.token, playerId: played.player.id, name });
+      go(`r/${played.room.code}`);
+    } else if (action === 'copy') {
       const link = appUrl(`r/${room.code}`).href;
       try {
         await navigator.clipboard.writeText(link);

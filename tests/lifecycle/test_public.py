@@ -1,0 +1,84 @@
+"""Public rooms (GET /api/rooms) and quick play (POST /api/quickplay)."""
+
+import asyncio
+from collections import Counter
+
+from ..table import Table
+
+
+async def public_codes(client, **params) -> list[str]:
+    r = await client.get("/api/rooms", params=params)
+    assert r.status_code == 200, r.text
+    return [room["code"] for room in r.json()["rooms"]]
+
+
+async def test_the_list_shows_public_lobby_rooms_with_a_free_seat_newest_first_in_pages(client) -> None:
+    made = []
+    for ruleset in ("yacht", "yahtzee", "yacht"):
+        table = Table(client)
+        await table.create(ruleset, "Ana", max_players=2, options={"public": True})
+        made.append(table.code)
+    private = Table(client)
+    await private.create("yacht", "Ana", max_players=2)
+    full = Table(client)
+    await full.create("yacht", "Ana", max_players=1, options={"public": True})
+    started = Table(client)
+    await started.create("yacht", "Ana", max_players=3, options={"public": True})
+    await started.start()
+
+    listed = await public_codes(client)
+    assert listed[: len(made)] == made[::-1]
+    assert not {private.code, full.code, started.code} & set(listed)
+    assert (await public_codes(client, ruleset="yahtzee"))[0] == made[1]
+    r = await client.get("/api/rooms", params={"limit": 2})
+    page = r.json()
+    assert [room["code"] for room in page["rooms"]] == made[::-1][:2]
+    room = page["rooms"][0]
+    assert set(room) == {"code", "ruleset", "options", "players", "max_players", "created"}
+    assert room["options"]["public"] is True and [p["name"] for p in room["players"]] == ["Ana"]
+    # every room once, a page at a time
+    seen, cursor = [], None
+    while True:
+        params = {"limit": 1} | ({"cursor": cursor} if cursor else {})
+        body = (await client.get("/api/rooms", params=params)).json()
+        seen += [room["code"] for room in body["rooms"]]
+        cursor = body["next"]
+        if cursor is None:
+            break
+    assert seen == listed
+    for bad in ("nonsense", "bm9ucGlwZQ", "x" * 129):
+        r = await client.get("/api/rooms", params={"cursor": bad})
+        assert r.status_code == 422 and r.json()["code"] in ("invalid_cursor", "invalid_request"), r.text
+    assert (await client.get("/api/rooms", params={"cursor": "bm9ucGlwZQ"})).json()["code"] == "invalid_cursor"
+
+
+async def test_quick_play_opens_a_room_then_fills_it_and_it_starts_by_itself(client) -> None:
+    first = await client.post("/api/quickplay", json={"ruleset": "yatzy", "name": "Ana"})
+    assert first.status_code == 201, first.text
+    assert first.json()["created"] is True
+    room = first.json()["room"]
+    assert room["options"]["public"] is True and room["options"]["auto_start"] is True
+    second = await client.post("/api/quickplay", json={"ruleset": "yatzy", "name": "Ben"})
+    assert second.status_code == 201 and second.json()["created"] is False
+    assert second.json()["room"]["code"] == room["code"]
+    after = (await client.get(f"/api/rooms/{room['code']}")).json()
+    assert after["status"] == "playing" and [p["name"] for p in after["players"]] == ["Ana", "Ben"]
+    assert room["code"] not in await public_codes(client, ruleset="yatzy")
+
+
+async def test_racing_quick_plays_never_overfill_a_room(client) -> None:
+    answers = await asyncio.gather(
+        *(
+            client.post("/api/quickplay", json={"ruleset": "yahtzee", "name": f"P{i}", "max_players": 2})
+            for i in range(7)
+        )
+    )
+    assert all(r.status_code == 201 for r in answers), [r.text for r in answers]
+    rooms = Counter(r.json()["room"]["code"] for r in answers)
+    alone = 0
+    for code in rooms:
+        room = (await client.get(f"/api/rooms/{code}")).json()
+        assert len(room["players"]) <= 2
+        alone += len(room["players"]) == 1
+    # players arriving together meet: at most one of them is left waiting alone
+    assert alone <= 1 and len(rooms) in (4, 5)
