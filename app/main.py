@@ -135,6 +135,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await scheduler.close()
             await sweeper.close()
             await analysis.close()
+            await app.state.limits.close()
             await hub.close()
             await strategy.close()
             await db.dispose()
