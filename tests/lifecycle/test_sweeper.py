@@ -15,6 +15,7 @@ from ..table import Table, play
 
 async def test_the_sweeper_deletes_idle_rooms_and_stale_lobbies_and_keeps_results(client) -> None:
     app = client._transport.app  # type: ignore[attr-defined]
+    await app.state.sweeper.close()  # swept by hand below, when the rooms are old
     db = app.state.db
     r = await client.post("/api/profiles", json={"name": "Ana"})
     profile = r.json()["token"]
@@ -35,6 +36,8 @@ async def test_the_sweeper_deletes_idle_rooms_and_stale_lobbies_and_keeps_result
         ago = now - timedelta(hours=25)  # a day: a lobby goes, a game in play stays
         await session.execute(update(Room).where(Room.code.in_([stale.code, playing.code])).values(updated_at=ago))
         old_id = (await session.execute(select(Room.id).where(Room.code == old.code))).scalar_one()
+        # the apps of earlier tests (this database is the session's) took the lease: it runs out
+        await session.execute(update(Lease).values(until=now - timedelta(seconds=1)))
 
     counts = await app.state.sweeper.sweep()
     assert counts["idle"] >= 1 and counts["lobby"] >= 1
@@ -54,9 +57,11 @@ async def test_the_sweeper_deletes_idle_rooms_and_stale_lobbies_and_keeps_result
 
 
 async def test_one_instance_sweeps_at_a_time(client) -> None:
-    db = client._transport.app.state.db  # type: ignore[attr-defined]
+    app = client._transport.app  # type: ignore[attr-defined]
+    await app.state.sweeper.close()  # the app's own sweeper stays out of this
+    db = app.state.db
     first, second = Sweeper(db, interval=60), Sweeper(db, interval=60)
-    async with db.write() as session:  # whoever held it before (the app's own sweeper) let it run out
+    async with db.write() as session:  # whoever held it before (an app's own sweeper) let it run out
         await session.execute(update(Lease).values(until=utcnow() - timedelta(seconds=1)))
     assert await first.take_lease()
     assert not await second.take_lease()

@@ -288,7 +288,9 @@ test('REST helpers: rulesets, bots, games, events, hints', live, async () => {
   assert.equal(page.events.length, 1);
   assert.equal(page.more, true);
   await rest.act(code, { type: 'score', box: 'choice' }, created.token);
-  await assert.rejects(rest.leave(code, created.player.id, created.token), (error) => error instanceof DicecupError && error.code === 'game_in_progress');
+  // during a game, leaving resigns (the autopilot finishes the card); twice is refused
+  await rest.leave(code, created.player.id, created.token);
+  await assert.rejects(rest.leave(code, created.player.id, created.token), (error) => error instanceof DicecupError && error.code === 'resigned');
   conn.close();
 });
 
