@@ -44,6 +44,11 @@ class ErrorCode(StrEnum):
     SPECTATORS_FULL = "spectators_full"
     STALE_VERSION = "stale_version"
     ID_REUSED = "id_reused"
+    # names (app.rooms.names)
+    NAME_EMPTY = "name_empty"
+    NAME_TOO_LONG = "name_too_long"
+    NAME_INVALID = "name_invalid"
+    NAME_TAKEN = "name_taken"
     # profiles
     USERNAME_TAKEN = "username_taken"
     # the server
@@ -65,6 +70,9 @@ STATUS = {
     "method_not_allowed": 405,
     "too_large": 413,
     "invalid_request": 422,
+    "name_empty": 422,
+    "name_too_long": 422,
+    "name_invalid": 422,
     "rate_limited": 429,
     "internal_error": 500,
     "strategy_unavailable": 503,
