@@ -44,19 +44,33 @@ def shell_version(*roots: Path) -> str:
     return digest.hexdigest()[:16]
 
 
+PUBLIC_URL_MARK = '<meta name="dicecup-public-url" content="">'
+
+
 def mount_web(app: FastAPI, static_dir: Path | None = None) -> None:
+    """Serve the client. The settings' ``public_url`` (``DICECUP_PUBLIC_URL``,
+    read at startup) goes into the page for the invite links: the address
+    friends open."""
     root = static_dir or STATIC
     sdk = sdk_dir()
     template = (root / "index.html").read_text(encoding="utf-8")
     if BASE_MARK not in template:
         raise RuntimeError(f"index.html must carry {BASE_MARK}")
+    if PUBLIC_URL_MARK not in template:
+        raise RuntimeError(f"index.html must carry {PUBLIC_URL_MARK}")
     worker = (root / "sw.js").read_text(encoding="utf-8").replace("__VERSION__", shell_version(root, sdk))
 
     async def page(request: Request) -> HTMLResponse:
         # The base is the root path the app is served under: every URL of the
         # client is relative to it. no-cache: a new release is picked up on the next visit.
         base = html.escape(request.scope.get("root_path", "").rstrip("/") + "/", quote=True)
-        return HTMLResponse(template.replace(BASE_MARK, f'<base href="{base}">'), headers={"cache-control": "no-cache"})
+        text = template.replace(BASE_MARK, f'<base href="{base}">')
+        settings = getattr(request.app.state, "settings", None)
+        public_url = settings.public_url if settings is not None else None
+        if public_url:
+            meta = f'<meta name="dicecup-public-url" content="{html.escape(public_url, quote=True)}">'
+            text = text.replace(PUBLIC_URL_MARK, meta)
+        return HTMLResponse(text, headers={"cache-control": "no-cache"})
 
     async def service_worker() -> Response:
         return Response(worker, media_type="text/javascript", headers={"cache-control": "no-cache"})

@@ -110,7 +110,7 @@ function renderHome() {
     <section class="card">
       <h1>${esc(t('home.create'))}</h1>
       <form data-form="create" class="stack">
-        <label>${esc(t('home.name'))}<input name="name" id="create-name" required maxlength="32" autocomplete="nickname" value="${esc(localStorage.getItem('dicecup.name') || '')}"></label>
+        <label>${esc(t('home.name'))}<input name="name" id="create-name" required maxlength="128" autocomplete="nickname" value="${esc(localStorage.getItem('dicecup.name') || '')}"></label>
         <div class="row">
           <label>${esc(t('home.ruleset'))}<select name="ruleset" id="create-ruleset">${options}</select></label>
           <label>${esc(t('home.seats'))}<select name="max_players" id="create-seats">${seatsOptions}</select></label>
@@ -158,9 +158,9 @@ async function createRoom(form) {
   if (clock) options.turn_seconds = clock;
   if (spec.joker) options.joker = String(data.get('joker'));
   if (spec.upper_first) options.upper_first = data.get('upper_first') === 'on';
-  localStorage.setItem('dicecup.name', name);
   const created = await api.createRoom({ ruleset: chosen, name, options, max_players: Number(data.get('max_players')) });
-  seats.set(created.room.code, { token: created.token, playerId: created.player.id, name });
+  localStorage.setItem('dicecup.name', created.player.name);
+  seats.set(created.room.code, { token: created.token, playerId: created.player.id, name: created.player.name });
   go(`r/${created.room.code}`);
 }
 
@@ -530,7 +530,7 @@ async function onClick(event) {
   const room = currentRoom();
   try {
     if (action === 'copy') {
-      const link = appUrl(`r/${room.code}`).href;
+      const link = V.inviteLink(room.code);
       try {
         await navigator.clipboard.writeText(link);
       } catch {
@@ -601,18 +601,43 @@ async function onSubmit(event) {
     else if (form.dataset.form === 'open') go(`r/${String(new FormData(form).get('code')).trim().toUpperCase()}`);
     else if (form.dataset.form === 'join') {
       const name = String(new FormData(form).get('name')).trim();
-      localStorage.setItem('dicecup.name', name);
       const joined = await api.join(S.code, name);
-      S.seat = { token: joined.token, playerId: joined.player.id, name };
+      localStorage.setItem('dicecup.name', joined.player.name); // after: the form drawn again would lose its message
+      S.seat = { token: joined.token, playerId: joined.player.id, name: joined.player.name };
       seats.set(S.code, S.seat);
       connect();
       render();
     }
   } catch (error) {
-    showError(error);
+    if (!fieldError(form, error)) showError(error);
   } finally {
     if (submit && submit.isConnected) submit.disabled = false;
   }
+}
+
+/** A refusal of one field (a name: name_empty, name_too_long, name_invalid, name_taken) said next to it. */
+function fieldError(form, error) {
+  const code = error && error.code;
+  const input = form.querySelector('input[name="name"]');
+  if (!input || !/^name_/.test(String(code)) || !has(`error.${code}`)) return false;
+  let note = document.getElementById(`${input.id}-error`);
+  if (!note) {
+    note = document.createElement('p');
+    note.id = `${input.id}-error`;
+    note.className = 'field-error';
+    note.setAttribute('role', 'alert');
+    input.closest('label').after(note);
+    input.addEventListener('input', () => {
+      note.remove();
+      input.removeAttribute('aria-invalid');
+      input.removeAttribute('aria-describedby');
+    }, { once: true });
+  }
+  note.textContent = t(`error.${code}`);
+  input.setAttribute('aria-invalid', 'true');
+  input.setAttribute('aria-describedby', note.id);
+  input.focus();
+  return true;
 }
 
 app.addEventListener('click', onClick);
