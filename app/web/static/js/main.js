@@ -172,8 +172,32 @@ async function openRoom(code) {
   unsubscribe = S.store.subscribe(onUpdate);
   connect();
   render();
-  focusFirst(['#room-title']);
+  focusFirst(S.seat && room.host_id === S.seat.playerId ? ['#start-game', '#roll', '#room-title'] : ['#roll', '#join-name', '#room-title']);
   if (room.status === 'playing') fetchChances();
+  fetchLog(code, room.version);
+}
+
+const LOG_SIZE = 40;
+
+/** The event log as the server has it (GET /events): after a reload, or in a new tab, it is not empty. */
+async function fetchLog(code, version) {
+  let page;
+  try {
+    page = await api.events(code, { after: Math.max(0, version - LOG_SIZE), limit: LOG_SIZE });
+  } catch {
+    return; // the log is a nicety: live events still fill it
+  }
+  if (S.code !== code) return;
+  // names of players who left since, from the events that carry them
+  const names = new Map();
+  for (const event of page.events) if (event.data && event.data.player) names.set(event.data.player.id, event.data.player.name);
+  const nameOf = (id) => (currentRoom()?.players.some((p) => p.id === id) ? playerName(id) : names.get(id) || playerName(id));
+  const known = new Set(S.log.map((entry) => entry.version));
+  const restored = page.events
+    .filter((event) => !known.has(event.version))
+    .map((event) => ({ version: event.version, event, name: nameOf(event.player_id), started: nameOf(event.data && event.data.player_id ? event.data.player_id : event.player_id) }));
+  S.log = [...S.log, ...restored].sort((a, b) => b.version - a.version).slice(0, LOG_SIZE);
+  scheduleRender();
 }
 
 function closeRoom() {
@@ -233,7 +257,8 @@ function onUpdate(room, update) {
   if (typeof update.version === 'number') {
     const event = update;
     const started = event.data && event.data.player_id ? playerName(event.data.player_id) : playerName(event.player_id);
-    S.log = [{ version: event.version, event, name: playerName(event.player_id), started }, ...S.log].slice(0, 40);
+    if (S.log.some((entry) => entry.version === event.version)) return scheduleRender(); // a replayed event already in the log
+    S.log = [{ version: event.version, event, name: playerName(event.player_id), started }, ...S.log].slice(0, LOG_SIZE);
     if (['rolled', 'kept', 'scored', 'turn_started'].includes(event.type)) S.hint = null;
     if (['rolled', 'scored', 'turn_started', 'game_started'].includes(event.type)) S.pendingKept = null;
     if (event.type === 'rolled') {
@@ -241,8 +266,9 @@ function onUpdate(room, update) {
       S.rolledVersion = event.version;
     }
     if (event.type === 'scored' || event.type === 'game_started') fetchChances();
+    // the polite live region says what the others did (and what my own roll gave)
     const line = V.logLine(event, S.log[0].name, started);
-    if (line) announce(line);
+    if (line && (event.player_id !== me() || event.type === 'rolled')) announce(line);
     if (event.type === 'turn_started' && myTurn()) S.focusRoll = true;
   }
   scheduleRender();
@@ -337,7 +363,7 @@ function gameSkeleton() {
         <div class="slot" data-slot="rolloff"></div>
         <section class="card"><ul class="players" id="game-players"></ul></section>
       </div>
-      <section class="card card-scores" aria-label="${esc(t('card.total'))}"><div class="scroll"><table class="scorecard" id="scorecard"><thead></thead><tbody></tbody></table></div></section>
+      <section class="card card-scores" id="card-scores" aria-labelledby="scorecard-caption"><div class="scroll"><table class="scorecard" id="scorecard"><caption id="scorecard-caption" class="sr-only">${esc(t('ps.scorecard'))}</caption><thead></thead><tbody></tbody></table></div></section>
     </div>`;
 }
 
@@ -355,6 +381,7 @@ function drawGame(node, room) {
     'data-turn-player': turn.player_id,
     'data-rolls-left': String(turn.rolls_left),
     'data-rolled': String(Boolean(turn.dice)),
+    'data-kept': positions(turn.kept).join(','), // the server's, not a keep in flight
     'data-busy': String(S.busy),
   });
   const bannerNode = node.querySelector('#turn-banner');
@@ -390,7 +417,7 @@ function drawDice(group, game) {
     }
     const face = turn.dice ? turn.dice[i] : 0;
     const isKept = Boolean(face && kept[i]);
-    fill(die, `${face ? V.dieSvg(face) : ''}<span class="kept-label">${isKept ? esc(t('game.kept')) : ''}</span>`);
+    fill(die, `${face ? V.dieSvg(face) : ''}<kbd class="key" aria-hidden="true">${i + 1}</kbd><span class="kept-label">${isKept ? esc(t('game.kept')) : ''}</span>`);
     die.className = `die${isKept ? ' kept' : ''}${face ? '' : ' blank'}`;
     attrs(die, {
       'aria-pressed': String(isKept),

@@ -95,16 +95,19 @@ export function dieLabel(face, position, kept) {
 
 export { dieSvg };
 
+/** The roll shortcut (a key's name, the same in every language: aria-keyshortcuts). */
+const ROLL_KEY = 'R';
+
 export function controls(game) {
   if (!myTurn()) return '';
   const turn = game.turn;
   const label = turn.rolls_left ? plural('game.roll_button', turn.rolls_left) : t('game.no_rolls');
   const hint = turn.dice ? t('game.pick_box') : t('game.roll_first');
   const hints = currentRoom().options.hints && turn.dice;
-  return `<button class="primary big" id="roll" data-action="roll" aria-keyshortcuts="R" ${turn.rolls_left ? '' : 'disabled'} ${S.busy ? 'aria-disabled="true"' : ''}>${esc(label)}</button>
-      <p class="muted">${esc(hint)}</p>
+  return `<div class="turn-actions"><button class="primary big" id="roll" data-action="roll" aria-keyshortcuts="R" ${turn.rolls_left ? '' : 'disabled'} ${S.busy ? 'aria-disabled="true"' : ''}>${esc(label)} <kbd class="key" aria-hidden="true">${ROLL_KEY}</kbd></button>
+      ${hints ? `<button class="quiet" data-action="hint" id="hint">${esc(t('game.hint'))}</button>` : ''}</div>
+      <p class="muted turn-help">${esc(hint)}</p>
       <p class="muted small keys" id="keys-help">${esc(t('game.keys'))}</p>
-      ${hints ? `<button class="quiet" data-action="hint" id="hint">${esc(t('game.hint'))}</button>` : ''}
       ${hints && S.hint ? hintView(S.hint, turn) : ''}`;
 }
 
@@ -164,7 +167,7 @@ export function scorecardRows(room, game, interactive) {
   const turn = game.turn;
   const scorable = interactive && turn && turn.dice ? turn.scorable : {};
   const head = `<tr><th scope="col">${esc(t('card.box'))}</th>${players
-    .map((p) => `<th scope="col" class="${turn && turn.player_id === p.id ? 'current' : ''} ${p.id === me() ? 'mine' : ''}">${esc(playerName(p.id))}</th>`)
+    .map((p) => `<th scope="col" class="${turn && turn.player_id === p.id ? 'current' : ''} ${p.id === me() ? 'mine' : ''}" title="${esc(playerName(p.id))}">${esc(playerName(p.id))}</th>`)
     .join('')}</tr>`;
   const cell = (p, box) => {
     const value = p.card.boxes[box];
