@@ -73,11 +73,12 @@ def test_changes_stay_at_their_leaves() -> None:
     boxes = ["ones", "twos", "threes", "fours", "fives", "sixes", "three_kind", "four_kind", "full_house"]
     scorable = {box: i for i, box in enumerate([*boxes, "small_straight", "large_straight", "yahtzee", "chance"])}
     old = {"version": 5, "game": {"round": 3, "turn": {**turn, "scorable": scorable}}}
+    changed = {**scorable, "fives": 0, "sixes": 6}
     new = {
         "version": 6,
         "game": {
             "round": 3,
-            "turn": {**turn, "dice": [1, 2, 3, 4, 6], "rolls_left": 1, "scorable": {**scorable, "fives": 0, "sixes": 6}},
+            "turn": {**turn, "dice": [1, 2, 3, 4, 6], "rolls_left": 1, "scorable": changed},
         },
     }
     ops = diff(old, new)
