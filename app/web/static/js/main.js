@@ -83,6 +83,17 @@ function route() {
 
 // ---------------------------------------------------------------- home
 
+/** The turn clocks offered on create (seconds; 0: untimed). */
+const CLOCKS = [
+  [0, 'lc.untimed'],
+  [30, 'lc.clock_30s'],
+  [60, 'lc.clock_1m'],
+  [120, 'lc.clock_2m'],
+  [300, 'lc.clock_5m'],
+  [3600, 'lc.clock_1h'],
+  [86400, 'lc.clock_1d'],
+];
+
 function renderHome() {
   document.title = t('app.title');
   statusLine.textContent = '';
@@ -111,6 +122,11 @@ function renderHome() {
           <label class="check"><input type="checkbox" name="upper_first" id="create-upper-first">${esc(t('home.upper_first'))}</label>
         </fieldset>
         <label class="check"><input type="checkbox" name="hints" id="create-hints" checked>${esc(t('home.hints'))}</label>
+        <label>${esc(t('lc.turn_clock'))}<select name="turn_seconds" id="create-clock">
+          ${CLOCKS.map(([seconds, key]) => `<option value="${seconds}">${esc(t(key))}</option>`).join('')}
+        </select></label>
+        <label class="check"><input type="checkbox" name="public" id="create-public">${esc(t('lc.public'))}</label>
+        <label class="check"><input type="checkbox" name="auto_start" id="create-auto-start">${esc(t('lc.auto_start'))}</label>
         <button class="primary" id="create-submit">${esc(t('home.create_submit'))}</button>
       </form>
     </section>
@@ -137,7 +153,9 @@ async function createRoom(form) {
   const name = String(data.get('name')).trim();
   const chosen = String(data.get('ruleset'));
   const spec = S.rulesets[chosen].options;
-  const options = { hints: data.get('hints') === 'on' };
+  const options = { hints: data.get('hints') === 'on', public: data.get('public') === 'on', auto_start: data.get('auto_start') === 'on' };
+  const clock = Number(data.get('turn_seconds'));
+  if (clock) options.turn_seconds = clock;
   if (spec.joker) options.joker = String(data.get('joker'));
   if (spec.upper_first) options.upper_first = data.get('upper_first') === 'on';
   localStorage.setItem('dicecup.name', name);
@@ -361,7 +379,7 @@ function gameSkeleton() {
         </section>
         <div class="slot" data-slot="chances"></div>
         <div class="slot" data-slot="rolloff"></div>
-        <section class="card"><ul class="players" id="game-players"></ul></section>
+        <section class="card"><ul class="players" id="game-players"></ul><div class="slot" data-slot="resign"></div></section>
       </div>
       <section class="card card-scores" id="card-scores" aria-labelledby="scorecard-caption"><div class="scroll"><table class="scorecard" id="scorecard"><caption id="scorecard-caption" class="sr-only">${esc(t('ps.scorecard'))}</caption><thead></thead><tbody></tbody></table></div></section>
     </div>`;
@@ -393,6 +411,7 @@ function drawGame(node, room) {
   fill(node.querySelector('[data-slot="chances"]'), V.chancesView(room));
   fill(node.querySelector('[data-slot="rolloff"]'), V.rolloff(game));
   reconcile(node.querySelector('#game-players'), V.playerItems(room), 'ul');
+  fill(node.querySelector('[data-slot="resign"]'), V.resignButton(room));
   const { head, rows } = V.scorecardRows(room, game, mine);
   reconcile(node.querySelector('#scorecard thead'), [{ key: 'head', html: head }], 'thead');
   reconcile(node.querySelector('#scorecard tbody'), rows, 'tbody');
@@ -552,6 +571,13 @@ async function onClick(event) {
       seats.set(S.code, S.seat);
       connect();
       render();
+    } else if (action === 'resign') {
+      const ok = await ask(t('lc.resign_confirm'), t('lc.resign'), t('confirm.no'));
+      if (ok) await api.leave(S.code, S.seat.playerId, S.seat.token);
+    } else if (action === 'remove-away') {
+      const name = playerName(target.dataset.player);
+      const ok = await ask(t('lc.remove_confirm', { name }), t('lc.remove', { name }), t('confirm.no'));
+      if (ok) await api.leave(S.code, target.dataset.player, S.seat.token);
     } else if (action === 'leave') {
       await api.leave(S.code, S.seat.playerId, S.seat.token);
       seats.forget(S.code);
@@ -602,6 +628,15 @@ document.addEventListener('keydown', (event) => {
     document.getElementById(`die-${Number(event.key) - 1}`)?.click();
   }
 });
+
+// The turn clock's countdown ticks between renders (only its text changes).
+setInterval(() => {
+  const clock = document.getElementById('turn-clock');
+  if (!clock || !clock.dataset.deadline) return;
+  const text = V.clockText(clock.dataset.deadline);
+  if (clock.textContent !== text) clock.textContent = text;
+  clock.classList.toggle('urgent', Date.parse(clock.dataset.deadline) - Date.now() < 10000);
+}, 250);
 
 // ---------------------------------------------------------------- start
 

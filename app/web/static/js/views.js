@@ -31,6 +31,9 @@ export function roomHeader(room) {
     </section>`;
 }
 
+/** The host may remove an away seat during a game (it resigns: the autopilot finishes its card). */
+const removable = (room, p) => room.status === 'playing' && me() && room.host_id === me() && p.away && !p.resigned && p.id !== me();
+
 /** The players as keyed items (one <li> each). */
 export function playerItems(room) {
   return room.players.map((p) => ({
@@ -41,6 +44,9 @@ export function playerItems(room) {
         ${p.id === me() ? `<span class="tag">${esc(t('room.you'))}</span>` : ''}
         ${p.host ? `<span class="tag">${esc(t('room.host'))}</span>` : ''}
         ${p.bot ? `<span class="tag">${esc(t('room.bot'))}</span>` : ''}
+        ${p.away ? `<span class="tag away" data-away="true">${esc(t('lc.away'))}</span>` : ''}
+        ${p.resigned ? `<span class="tag resigned" data-resigned="true">${esc(t('lc.resigned'))}</span>` : ''}
+        ${removable(room, p) ? `<button class="quiet small" data-action="remove-away" data-player="${esc(p.id)}" id="remove-${esc(p.id)}">${esc(t('lc.remove', { name: p.name }))}</button>` : ''}
       </li>`,
   }));
 }
@@ -85,7 +91,25 @@ export function lobbyTitle(room) {
 export function banner(game) {
   const rules = ruleset();
   const text = myTurn() ? t('game.your_turn') : t('game.turn_of', { name: playerName(game.turn.player_id) });
-  return `<strong>${esc(text)}</strong> <span class="muted">${esc(t('game.round', { round: game.round, rounds: rules ? rules.rounds : game.round }))}</span>`;
+  return `<strong>${esc(text)}</strong> <span class="muted">${esc(t('game.round', { round: game.round, rounds: rules ? rules.rounds : game.round }))}</span>${turnClock(game)}`;
+}
+
+/** The turn clock's countdown (ticked by main.js between renders), or who plays a turn nobody times. */
+function turnClock(game) {
+  const r = currentRoom();
+  if (!r.options.turn_seconds) return '';
+  if (!game.deadline) return ` <span class="clock autopilot" id="turn-clock" data-deadline="">${esc(t('lc.autopilot'))}</span>`;
+  return ` <span class="clock" id="turn-clock" role="timer" data-deadline="${esc(game.deadline)}">${esc(clockText(game.deadline))}</span>`;
+}
+
+/** "1:05 left": the time to a deadline, as m:ss (h:mm:ss past an hour). */
+export function clockText(deadline) {
+  const left = Math.max(0, Math.ceil((Date.parse(deadline) - Date.now()) / 1000));
+  const pad = (value) => n(value).padStart(2, n(0));
+  const h = Math.floor(left / 3600);
+  const m = Math.floor((left % 3600) / 60);
+  const s = left % 60;
+  return t('lc.clock', { time: h ? `${n(h)}:${pad(m)}:${pad(s)}` : `${n(m)}:${pad(s)}` });
 }
 
 /** One die: its label says its position, face and whether it is kept. */
@@ -97,6 +121,13 @@ export { dieSvg };
 
 /** The roll shortcut (a key's name, the same in every language: aria-keyshortcuts). */
 const ROLL_KEY = 'R';
+
+/** Resign (a seat in a game it has not resigned from). */
+export function resignButton(room) {
+  const mine = room.players.find((p) => p.id === me());
+  if (!mine || mine.resigned || room.status !== 'playing') return '';
+  return `<button class="quiet danger" data-action="resign" id="resign">${esc(t('lc.resign'))}</button>`;
+}
 
 export function controls(game) {
   if (!myTurn()) return '';
@@ -318,6 +349,14 @@ export function logLine(event, name, started) {
       return t('log.started', { number: d.number });
     case 'game_finished':
       return t('log.finished');
+    case 'turn_timed_out':
+      return t('lc.log_timed_out', { name });
+    case 'player_away':
+      return t('lc.log_away', { name });
+    case 'player_back':
+      return t('lc.log_back', { name });
+    case 'player_resigned':
+      return t('lc.log_resigned', { name });
     default:
       return null;
   }
