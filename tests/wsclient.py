@@ -41,7 +41,7 @@ def with_data(event: dict[str, Any], room: dict[str, Any]) -> dict[str, Any]:
     game = room["game"]
     turn = game["turn"]
     data = {
-        "turn_started": lambda: {"player_id": turn["player_id"], "round": game["round"]},
+        "turn_started": lambda: {"player_id": turn["player_id"], "round": game["round"], "deadline": game["deadline"]},
         "kept": lambda: {"kept": turn["kept"]},
         "rolled": lambda: {"dice": turn["dice"], "kept": turn["kept"], "rolls_left": turn["rolls_left"]},
     }[event["type"]]()

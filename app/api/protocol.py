@@ -242,7 +242,9 @@ class TurnStartedV2(_Event):
     type: Literal["turn_started"]
     data: TurnStartedData | SkipJsonSchema[None] = Field(
         None,
-        description=_IN_THE_ROOM.format(where="player_id = game.turn.player_id, round = game.round"),
+        description=_IN_THE_ROOM.format(
+            where="player_id = game.turn.player_id, round = game.round, deadline = game.deadline"
+        ),
         json_schema_extra=_no_default,
     )
 
@@ -277,7 +279,11 @@ EventOnV2 = Annotated[
     | KeptEventV2
     | RolledV2
     | Scored
-    | GameFinished,
+    | GameFinished
+    | TurnTimedOut
+    | PlayerAway
+    | PlayerBack
+    | PlayerResigned,
     Field(discriminator="type"),
 ]
 

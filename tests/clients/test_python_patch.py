@@ -165,7 +165,7 @@ def test_store_puts_back_the_data_protocol_2_leaves_out() -> None:
     is at their version: subscribers get them with it, read from the room."""
     turn = {"player_id": "b", "dice": None, "kept": [False] * 5, "rolls_left": 3, "scorable": {}}
     store = RoomStore()
-    store.reset({"version": 4, "players": [], "game": {"round": 2, "turn": turn}})  # type: ignore[arg-type, typeddict-item]
+    store.reset({"version": 4, "players": [], "game": {"round": 2, "turn": turn, "deadline": None}})  # type: ignore[arg-type, typeddict-item]
     seen = []
     store.subscribe(lambda event, room: seen.append(event["data"]))
 
@@ -191,7 +191,7 @@ def test_store_puts_back_the_data_protocol_2_leaves_out() -> None:
     with_data = {**bare(8, "rolled"), "data": {"dice": [3, 3, 3, 3, 3], "kept": [True] * 5, "rolls_left": 0}}
     store.apply(with_data, patch=[{"op": "replace", "path": "/version", "value": 9}])  # data as it came
     assert seen == [
-        {"player_id": "b", "round": 2},
+        {"player_id": "b", "round": 2, "deadline": None},
         {"dice": [3, 3, 1, 2, 6], "kept": [False] * 5, "rolls_left": 2},
         {"kept": [True, True, False, False, False]},
         with_data["data"],

@@ -24,7 +24,7 @@ export function withData(event, room) {
   if (!game || !turn) return null;
   switch (event.type) {
     case 'turn_started':
-      return { ...event, data: { player_id: turn.player_id, round: game.round } };
+      return { ...event, data: { player_id: turn.player_id, round: game.round, deadline: game.deadline } };
     case 'kept':
       return { ...event, data: { kept: [...turn.kept] } };
     case 'rolled':

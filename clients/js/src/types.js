@@ -148,7 +148,7 @@
  * the connection puts it back, see events.js), the others are as in RoomEvent.
  * @typedef {PlayerJoinedEvent | PlayerLeftEvent | SeatTokenRotatedEvent | RoomClosedEvent | GameStartedEvent
  *   | WithoutData<TurnStartedEvent> | WithoutData<KeptEvent> | WithoutData<RolledEvent> | ScoredEvent
- *   | GameFinishedEvent} WireEvent
+ *   | GameFinishedEvent | TurnTimedOutEvent | PlayerAwayEvent | PlayerBackEvent | PlayerResignedEvent} WireEvent
  */
 
 // -- socket messages ------------------------------------------------------------------------

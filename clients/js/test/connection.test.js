@@ -396,7 +396,7 @@ test('protocol 2 events that leave out their data get it from the patched room, 
   const welcomed = conn.connect();
   sockets[0].open();
   const turn = { player_id: 'p2', dice: null, kept: [false, false, false, false, false], rolls_left: 3, scorable: {} };
-  const game = { number: 1, status: 'playing', round: 4, order: ['p1', 'p2'], rolloff: [], turn, scorecards: {}, winners: [], fairness: { commitment: 'c', seed: null } };
+  const game = { number: 1, status: 'playing', round: 4, order: ['p1', 'p2'], rolloff: [], turn, scorecards: {}, winners: [], fairness: { commitment: 'c', seed: null }, deadline: '2026-01-01T00:01:00Z' };
   sockets[0].receive({ type: 'welcome', protocol: 2, you: null, room: room(4, { game }) });
   await welcomed;
   const bare = (/** @type {number} */ version, /** @type {string} */ type) => ({ version, type, player_id: 'p2', at: '2026-01-01T00:00:00Z' });
@@ -419,7 +419,7 @@ test('protocol 2 events that leave out their data get it from the patched room, 
     ],
   });
   await until(() => events.length === 3);
-  assert.deepEqual(events[0].data, { player_id: 'p2', round: 4 });
+  assert.deepEqual(events[0].data, { player_id: 'p2', round: 4, deadline: '2026-01-01T00:01:00Z' });
   assert.deepEqual(events[1].data, { dice: [1, 2, 3, 4, 6], kept: [false, false, false, false, false], rolls_left: 2 });
   assert.deepEqual(events[2].data, { kept: [true, false, false, false, true] });
   assert.equal(state.gets, 0);

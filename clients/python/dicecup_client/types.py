@@ -372,6 +372,10 @@ EventV2: TypeAlias = (
     | RolledV2
     | Scored
     | GameFinished
+    | TurnTimedOut
+    | PlayerAway
+    | PlayerBack
+    | PlayerResigned
 )
 """An event as protocol 2's ``event`` message carries it."""
 
@@ -392,7 +396,7 @@ def fill_data(event: EventV2 | Event, room: Room) -> Event:
     assert game is not None
     data: dict[str, Any]
     if event["type"] == "turn_started":
-        data = {"player_id": turn["player_id"], "round": game["round"]}
+        data = {"player_id": turn["player_id"], "round": game["round"], "deadline": game["deadline"]}
     elif event["type"] == "kept":
         data = {"kept": list(turn["kept"])}
     else:
