@@ -88,6 +88,23 @@ class Settings(BaseSettings):
     strategy_dir: Path = Field(Path("data/strategy"), description="where strategy tables are cached")
     strategy_solve: bool = Field(True, description="compute missing strategy tables in the background")
     bot_delay: float = Field(0.8, description="seconds between a bot's actions, so people can follow")
+    turn_seconds_min: int = Field(
+        10,
+        ge=1,
+        description="the shortest turn clock a room may ask for (option `turn_seconds`); lower it in tests only",
+    )
+    scheduler_poll: float = Field(
+        1.0, gt=0, description="seconds between looks for rooms due (bot moves, turn clocks) set by other instances"
+    )
+    room_ttl_days: float = Field(
+        30, gt=0, description="rooms with no event for this long are deleted with their events"
+    )
+    lobby_ttl_hours: float = Field(
+        24, gt=0, description="lobby rooms (no game started) with no event for this long are deleted sooner"
+    )
+    sweep_interval: float = Field(
+        600, gt=0, description="seconds between the room sweeper's runs (one instance at a time, by a lease)"
+    )
     metrics_token: SecretStr | None = Field(
         None, description="if set, `GET /metrics` needs `Authorization: Bearer <token>` (401 otherwise); unset = open"
     )

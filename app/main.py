@@ -23,6 +23,7 @@ from app.api.routes import router
 from app.api.ws import RoomSockets
 from app.config import Settings
 from app.db import Database
+from app.lifecycle import TurnClock, Turns
 from app.observability.metrics import Metrics
 from app.observability.middleware import RequestObservability
 from app.observability.probes import probes
@@ -81,14 +82,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             bot_delay=config.bot_delay,
             on_deadline=alarm.ring,
             observer=instruments.observer,
+            # The turn clock (app.lifecycle): deadlines of timed turns, the autopilot's moves.
+            clock=TurnClock(config.bot_delay),
+            turn_seconds_min=config.turn_seconds_min,
         )
-        scheduler = BotScheduler(service, alarm)
+        # Bots, timeouts and the autopilot, woken by the alarm or every poll (rooms due on other instances).
+        turns = Turns(service)
+        scheduler = BotScheduler(service, alarm, poll=config.scheduler_poll, play=turns.play_due)
         app.state.readiness = instruments.readiness(service.ping, strategy)
         app.state.analysis = analysis
         app.state.profiles = profiles
         app.state.settings = config
         app.state.db = db
         app.state.service = service
+        app.state.turns = turns
         app.state.hub = hub
         app.state.limits = RateLimits(config)
         app.state.strategy = strategy

@@ -3,6 +3,7 @@ of the server's stored state)."""
 
 from typing import Any
 
+from app.rooms.service import ROOM_OPTIONS
 from app.rules import FairDice, GameState, Keep, Roll, Score, apply, new_game
 
 
@@ -12,7 +13,7 @@ def replay(ruleset: str, options: dict[str, Any], seed: str, events: list[dict[s
     assert started["type"] == "game_started"
     dice = FairDice.from_hex(seed)
     seats = [entry["player_id"] for entry in started["data"]["rolloff"][0]]
-    rules_options = {k: v for k, v in options.items() if k != "hints"}
+    rules_options = {k: v for k, v in options.items() if k not in ROOM_OPTIONS}
     transition = new_game(ruleset, seats, dice, rules_options, started["data"]["number"])
     assert transition.events[0].data() == started["data"]
     state = transition.state

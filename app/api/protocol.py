@@ -78,6 +78,15 @@ class GameStartedData(_Data):
 class TurnStartedData(_Data):
     player_id: str
     round: int
+    deadline: str | None = Field(
+        json_schema_extra={"format": "date-time"}, description="when the turn times out; null: untimed"
+    )
+
+
+class SeatData(_Data):
+    """The seat a lifecycle event is about (turn_timed_out, player_away, player_back, player_resigned)."""
+
+    player_id: str
 
 
 Kept = Annotated[list[bool], Field(min_length=5, max_length=5)]
@@ -166,6 +175,34 @@ class GameFinished(_Event):
     data: GameFinishedData
 
 
+class TurnTimedOut(_Event):
+    """The turn clock ran out: the autopilot plays the turn (its rolled and scored events follow)."""
+
+    type: Literal["turn_timed_out"]
+    data: SeatData
+
+
+class PlayerAway(_Event):
+    """Two timeouts in a row: the autopilot plays the seat's turns at once until it acts or reconnects."""
+
+    type: Literal["player_away"]
+    data: SeatData
+
+
+class PlayerBack(_Event):
+    """An away seat acted or reconnected."""
+
+    type: Literal["player_back"]
+    data: SeatData
+
+
+class PlayerResigned(_Event):
+    """The seat resigned (or its host removed it while away): the autopilot finishes its scorecard; it cannot win."""
+
+    type: Literal["player_resigned"]
+    data: SeatData
+
+
 Event = Annotated[
     PlayerJoined
     | PlayerLeft
@@ -176,7 +213,11 @@ Event = Annotated[
     | KeptEvent
     | Rolled
     | Scored
-    | GameFinished,
+    | GameFinished
+    | TurnTimedOut
+    | PlayerAway
+    | PlayerBack
+    | PlayerResigned,
     Field(discriminator="type"),
 ]
 

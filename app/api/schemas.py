@@ -9,7 +9,16 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StringConstraints, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StringConstraints,
+    field_validator,
+)
 
 from app.rooms.errors import ErrorCode
 from app.rules import MAX_PLAYERS
@@ -64,6 +73,14 @@ class CreateOptions(_Body):
     joker: Literal["forced", "free"] = "forced"
     upper_first: StrictBool = False
     hints: StrictBool = True
+    turn_seconds: StrictInt | None = Field(
+        None,
+        description="the turn clock: seconds a person has for each turn (10 to 604800), after which the "
+        "autopilot plays it (turn_timed_out); null: untimed. Out of range: turn_seconds_out_of_range (422)",
+        json_schema_extra={"minimum": 10, "maximum": 604_800},
+    )
+    public: StrictBool = Field(False, description="listed by GET /api/rooms while in the lobby with a free seat")
+    auto_start: StrictBool = Field(False, description="the game starts by itself when the last seat is taken")
 
 
 class CreateRoom(_Body):
@@ -180,6 +197,8 @@ class PlayerOut(BaseModel):
     bot: Level | None = Field(description="the bot's level, or null for a person")
     connected: bool
     host: bool
+    away: bool = Field(description="timed out twice in a row: the autopilot plays their turns until they are back")
+    resigned: bool = Field(description="resigned from the current game: the autopilot finishes their scorecard")
 
 
 class TurnOut(BaseModel):
@@ -220,6 +239,11 @@ class GameOut(BaseModel):
     scorecards: dict[str, ScorecardOut]
     winners: list[str]
     fairness: FairnessOut
+    deadline: str | None = Field(
+        json_schema_extra={"format": "date-time"},
+        description="when the current turn times out (option turn_seconds); null: untimed, the autopilot's turn, "
+        "or the game is over",
+    )
 
 
 class GameSummary(BaseModel):
@@ -236,6 +260,9 @@ class RoomOptions(BaseModel):
     joker: Literal["forced", "free"] = Field("forced", description="Yahtzee only")
     upper_first: bool = Field(False, description="Yahtzee only")
     hints: bool
+    turn_seconds: int | None = Field(None, description="the turn clock in seconds; null: untimed")
+    public: bool = Field(False, description="listed by GET /api/rooms while in the lobby with a free seat")
+    auto_start: bool = Field(False, description="the game starts by itself when the last seat is taken")
 
 
 class RoomOut(BaseModel):
@@ -256,7 +283,8 @@ class EventOut(BaseModel):
     version: int
     type: str = Field(
         description="player_joined, player_left, seat_token_rotated, room_closed, game_started, turn_started, kept, "
-        "rolled, scored, game_finished (docs/api.md gives each one's data)"
+        "rolled, scored, game_finished, turn_timed_out, player_away, player_back, player_resigned "
+        "(docs/api.md gives each one's data)"
     )
     player_id: str | None = Field(description="who caused it; null for game_finished and room_closed")
     data: dict[str, Any]

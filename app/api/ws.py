@@ -14,6 +14,7 @@ from pydantic import TypeAdapter, ValidationError
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.config import Settings
+from app.lifecycle import Turns
 from app.observability.context import bind_connection, bind_seat
 from app.realtime import CloseCode, Connection, Hub, messages, patch
 from app.rooms import DomainError, ErrorCode, RoomService, Seat
@@ -189,6 +190,10 @@ class Session:
                 version = latest["version"]
             await self.hub.ready(conn, version)
             ready = True
+            if you is not None and you.get("away"):
+                # An away seat reconnecting is back (app.lifecycle): player_back, a fresh clock on its turn.
+                turns: Turns = self.socket.app.state.turns
+                await turns.come_back(room_code, you["id"])
             while True:
                 message = await self.receive()
                 if not await self.limits.allow_message(conn.id):

@@ -31,7 +31,7 @@ import asyncio
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import asyncpg
@@ -58,6 +58,7 @@ class RoomRow:
     game_number: int
     history: list[dict[str, Any]]
     next_deadline: datetime | None = None
+    turn_deadline: datetime | None = None
 
 
 @dataclass(slots=True)
@@ -77,6 +78,9 @@ class PlayerRow:
     name: str
     seat: int | None
     bot: str | None
+    away: bool = False
+    resigned: bool = False
+    timeouts: int = 0
 
 
 @dataclass(slots=True)
@@ -108,6 +112,8 @@ class Write:
     """The id's remembered answer: ``{"player_id", "client_id", "action", "first_version"}``."""
     state: Any = None
     """The game's new state as the engine's object (the caller's, not stored)."""
+    back: str | None = None
+    """A seat that acted itself after timing out: its ``away`` and ``timeouts`` are reset."""
 
 
 Decide = Callable[[Loaded], Write]
@@ -121,16 +127,21 @@ def _json(value: Any) -> str:
 
 _SQLITE_ROOM = """
 SELECT r.id, r.code, r.ruleset, r.options, r.max_players, r.status, r.host_id, r.version, r.game_number,
-       r.history, g.id, g.number, g.status, g.state, g.seed, g.commitment, g.winners
+       r.history, g.id, g.number, g.status, g.state, g.seed, g.commitment, g.winners, r.turn_deadline
 FROM rooms r LEFT JOIN games g ON g.room_id = r.id AND g.number = r.game_number
 WHERE r.code = ?
 """
-_SQLITE_PLAYERS = "SELECT id, name, seat, bot FROM players WHERE room_id = ? AND left_at IS NULL ORDER BY seat"
+_SQLITE_PLAYERS = (
+    "SELECT id, name, seat, bot, away, resigned_at IS NOT NULL, timeouts FROM players "
+    "WHERE room_id = ? AND left_at IS NULL ORDER BY seat"
+)
+_SQLITE_BACK = "UPDATE players SET away = 0, timeouts = 0 WHERE id = ?"
 _SQLITE_SEEN = "SELECT 1 FROM action_results WHERE room_id = ? AND player_id = ? AND game_number = ? AND client_id = ?"
 _SQLITE_EVENT = "INSERT INTO events (room_id, version, type, player_id, data, at) VALUES (?, ?, ?, ?, ?, ?)"
 _SQLITE_GAME = "UPDATE games SET state = ?, status = ?, totals = ?, winners = ?, finished_at = ? WHERE id = ?"
 _SQLITE_ROOM_UPDATE = (
-    "UPDATE rooms SET version = ?, status = ?, history = ?, next_deadline = ?, updated_at = ? WHERE id = ?"
+    "UPDATE rooms SET version = ?, status = ?, history = ?, next_deadline = ?, turn_deadline = ?, updated_at = ? "
+    "WHERE id = ?"
 )
 _SQLITE_RESULT = (
     "INSERT INTO action_results (room_id, player_id, game_number, client_id, action, first_version, version) "
@@ -141,6 +152,13 @@ _SQLITE_RESULT = (
 def sqlite_time(at: datetime | None) -> str | None:
     """A UTC time as SQLAlchemy's SQLite ``DateTime`` stores it."""
     return None if at is None else at.strftime("%Y-%m-%d %H:%M:%S.%f")
+
+
+def from_sqlite_time(text: str | None) -> datetime | None:
+    """A time as SQLite's ``DateTime`` column holds it, back as an aware UTC time."""
+    if text is None:
+        return None
+    return datetime.fromisoformat(text).replace(tzinfo=UTC)
 
 
 def _loads(text: str | None) -> Any:
@@ -156,12 +174,15 @@ def sqlite_act(conn: sqlite3.Connection, code: str, player_id: str, client_id: s
         if row is not None:
             room = RoomRow(
                 row[0], row[1], row[2], orjson.loads(row[3]), row[4], row[5], row[6], row[7], row[8],
-                _loads(row[9]) or [],
+                _loads(row[9]) or [], None, from_sqlite_time(row[17]),
             )  # fmt: skip
             game = None
             if row[10] is not None:
                 game = GameRow(row[10], row[11], row[12], orjson.loads(row[13]), row[14], row[15], _loads(row[16]))
-            players = [PlayerRow(*p) for p in conn.execute(_SQLITE_PLAYERS, (room.id,))]
+            players = [
+                PlayerRow(p[0], p[1], p[2], p[3], bool(p[4]), bool(p[5]), p[6])
+                for p in conn.execute(_SQLITE_PLAYERS, (room.id,))
+            ]
             seen = client_id is not None and (
                 conn.execute(_SQLITE_SEEN, (room.id, player_id, room.game_number, client_id)).fetchone() is not None
             )
@@ -185,8 +206,18 @@ def sqlite_act(conn: sqlite3.Connection, code: str, player_id: str, client_id: s
         )
         conn.execute(
             _SQLITE_ROOM_UPDATE,
-            (room.version, room.status, _json(room.history), sqlite_time(room.next_deadline), at, room.id),
+            (
+                room.version,
+                room.status,
+                _json(room.history),
+                sqlite_time(room.next_deadline),
+                sqlite_time(room.turn_deadline),
+                at,
+                room.id,
+            ),
         )
+        if write.back is not None:
+            conn.execute(_SQLITE_BACK, (write.back,))
         if write.result is not None:
             r = write.result
             conn.execute(
@@ -213,12 +244,14 @@ def sqlite_act(conn: sqlite3.Connection, code: str, player_id: str, client_id: s
 _PG_LOAD = """
 SELECT r.id, r.code, r.ruleset, r.options, r.max_players, r.status, r.host_id, r.version, r.game_number,
        r.history, g.id, g.number, g.status, g.state, g.seed, g.commitment, g.winners,
-       (SELECT coalesce(json_agg(json_build_array(p.id, p.name, p.seat, p.bot) ORDER BY p.seat), '[]'::json)
+       (SELECT coalesce(json_agg(json_build_array(p.id, p.name, p.seat, p.bot, p.away, p.resigned_at IS NOT NULL,
+                                                  p.timeouts) ORDER BY p.seat), '[]'::json)
           FROM players p WHERE p.room_id = r.id AND p.left_at IS NULL) AS players,
        $2::text IS NOT NULL AND EXISTS (
          SELECT 1 FROM action_results a
          WHERE a.room_id = r.id AND a.player_id = $3 AND a.game_number = r.game_number AND a.client_id = $2
-       ) AS seen
+       ) AS seen,
+       r.turn_deadline
 FROM rooms r LEFT JOIN games g ON g.room_id = r.id AND g.number = r.game_number
 WHERE r.code = $1
 """
@@ -227,9 +260,12 @@ WHERE r.code = $1
 _PG_STORE = """
 WITH room AS (
   UPDATE rooms SET version = $3, status = $4, history = coalesce($5::jsonb, history),
-                   next_deadline = $6, updated_at = $7
+                   next_deadline = $6, turn_deadline = $20, updated_at = $7
   WHERE id = $1 AND version = $2
   RETURNING id
+), back AS (
+  UPDATE players SET away = false, timeouts = 0
+  WHERE $21::text IS NOT NULL AND id = $21::text AND EXISTS (SELECT FROM room)
 ), game AS (
   UPDATE games SET state = $9, status = $10, totals = $11, winners = $12, finished_at = $13
   WHERE id = $8 AND EXISTS (SELECT FROM room)
@@ -288,7 +324,8 @@ async def pg_act(pool: Any, code: str, player_id: str, client_id: str | None, de
                 continue
             loaded = Loaded(None, None, [], False)
             if row is not None:
-                room = RoomRow(*row[:10])
+                room = RoomRow(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8], row[9])
+                room.turn_deadline = row[19]
                 game = None if row[10] is None else GameRow(*row[10:17])
                 loaded = Loaded(room, game, [PlayerRow(*p) for p in row[17]], row[18])
             write = decide(loaded)
@@ -314,6 +351,8 @@ async def pg_act(pool: Any, code: str, player_id: str, client_id: str | None, de
                 result.get("client_id"),
                 result.get("action"),
                 result.get("first_version"),
+                room.turn_deadline,
+                write.back,
             )
         if stored:
             return write

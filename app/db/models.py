@@ -17,6 +17,7 @@ from sqlalchemy import (
     MetaData,
     String,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -44,6 +45,10 @@ class Base(DeclarativeBase):
 
 class Room(Base):
     __tablename__ = "rooms"
+    __table_args__ = (
+        Index("ix_rooms_public_lobby", "public", "status", "ruleset", "created_at"),
+        Index("ix_rooms_updated_at", "updated_at"),
+    )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
     code: Mapped[str] = mapped_column(String(12), unique=True)
@@ -55,6 +60,11 @@ class Room(Base):
     version: Mapped[int] = mapped_column(Integer, default=0)
     game_number: Mapped[int] = mapped_column(Integer, default=0)
     next_deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), index=True)
+    """When the scheduler is to look at the room next: a bot's move, an autopilot's, or the turn clock's deadline."""
+    turn_deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    """The current turn's deadline (option ``turn_seconds``); null: untimed, or the autopilot has the turn."""
+    public: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    """Option ``public``, as a column: ``GET /api/rooms`` lists public lobby rooms by it (app.lifecycle)."""
     history: Mapped[list[dict[str, Any]]] = mapped_column(Json, default=list)
     """Each finished game's number, totals and winners (kept here so that a room view needs no query)."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
@@ -80,6 +90,26 @@ class Player(Base):
     """The profile whose token created or joined with this seat (``app.profiles``); null for anonymous seats."""
     joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     left_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    away: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    """Timed out twice in a row: the autopilot plays their turns at once until they act or reconnect."""
+    timeouts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """Turns timed out in a row (reset by the player's own action)."""
+    resigned_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    """Resigned from the current game: the autopilot finishes their scorecard and they cannot win."""
+
+    @property
+    def resigned(self) -> bool:
+        return self.resigned_at is not None
+
+
+class Lease(Base):
+    """A job only one instance may run at a time (the room sweeper): held by ``holder`` until ``until``."""
+
+    __tablename__ = "leases"
+
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    holder: Mapped[str] = mapped_column(String(64))
+    until: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
 class Game(Base):

@@ -4,16 +4,37 @@ transaction; nothing here reads or writes anything."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import datetime
+from typing import Any
 
-from app.db.actions import Loaded, Write
+from app.db.actions import Loaded, RoomRow, Write
 from app.db.models import utcnow
-from app.rules import FairDice, GameFinished, GameState, RuleViolation, apply, state_from_dict, state_to_dict
+from app.rules import (
+    FairDice,
+    GameFinished,
+    GameState,
+    RuleViolation,
+    TurnStarted,
+    apply,
+    state_from_dict,
+    state_to_dict,
+)
 
 from .errors import DomainError
 from .types import ActionRequest, Seat
-from .views import PlayerRow
+from .views import PlayerRow, iso_utc
+
+Deadlines = Callable[[RoomRow, GameState, Sequence[PlayerRow], bool, bool], tuple[datetime | None, datetime | None]]
+"""(room, state after, seated players, turn changed, autopilot) -> (next deadline, turn deadline)."""
+
+
+def ranked_winners(totals: dict[str, int], resigned: Collection[str]) -> list[str]:
+    """The winners when resigned players cannot win: the best total among the
+    others (everyone's, if all resigned)."""
+    eligible = {p: t for p, t in totals.items() if p not in resigned} or totals
+    best = max(eligible.values())
+    return [p for p, t in eligible.items() if t == best]
 
 
 class Seen(Exception):
@@ -24,11 +45,13 @@ def decide(
     loaded: Loaded,
     actor: Seat,
     request: ActionRequest,
-    deadline: Callable[[GameState, Sequence[PlayerRow]], datetime | None],
+    deadlines: Deadlines,
 ) -> Write:
     """What an action stores, or its refusal, in ``docs/api.md``'s order (pure: it
     runs inside the storage's transaction, and again if that loses a race).
-    ``deadline`` gives the room's next deadline after the action (a bot's turn)."""
+    ``deadlines`` gives the room's next deadline and the turn's after the action.
+    A seat's own action after a timeout resets its timeouts (``player_back``
+    if it was away); a resigned seat cannot act (the autopilot plays for it)."""
     room, game = loaded.room, loaded.game
     if room is None:
         raise DomainError("room_not_found", f"no room {actor.room_code!r}")
@@ -40,6 +63,9 @@ def decide(
         raise DomainError("game_not_started", "no game has started in this room")
     if game.status == "finished":
         raise DomainError("game_over", "the game is over")
+    me = next((p for p in loaded.players if p.id == actor.player_id), None)
+    if me is not None and me.resigned and not request.autopilot:
+        raise DomainError("resigned", "you resigned from this game: the autopilot finishes your scorecard")
     state = state_from_dict(game.state)
     try:
         transition = apply(state, request.for_engine(actor.player_id), FairDice.from_hex(game.seed))
@@ -48,28 +74,42 @@ def decide(
     now = utcnow()
     old_version = room.version
     write = Write(room, game, loaded.players, old_version, now, [], state=transition.state)
+    events: list[tuple[str, str | None, dict[str, Any]]] = []
+    if me is not None and not request.autopilot and (me.away or me.timeouts):
+        write.back = me.id
+        if me.away:
+            events.append(("player_back", me.id, {"player_id": me.id}))
+        me.away, me.timeouts = False, 0
     game.state = state_to_dict(transition.state)
+    resigned = {p.id for p in loaded.players if p.resigned}
+    turn_changed = False
     for event in transition.events:
+        data = event.data()
+        if isinstance(event, TurnStarted):
+            turn_changed = True
         if isinstance(event, GameFinished):
+            winners = ranked_winners(dict(event.totals), resigned) if resigned else list(event.winners)
+            data["winners"] = winners
             game.status = "finished"
-            game.winners = list(event.winners)
+            game.winners = winners
             write.totals = dict(event.totals)
             write.finished_at = now
-            summary = {"number": game.number, "totals": dict(event.totals), "winners": list(event.winners)}
+            summary = {"number": game.number, "totals": dict(event.totals), "winners": winners}
             room.status = "finished"
             room.history = [*room.history, summary]
             write.history_changed = True
+        events.append((event.type, actor.player_id if event.type == "game_started" else event.player_id, data))
+    room.next_deadline, room.turn_deadline = deadlines(
+        room, transition.state, loaded.players, turn_changed, request.autopilot
+    )
+    for kind, _, data in events:
+        if kind == "turn_started":
+            data["deadline"] = None if room.turn_deadline is None else iso_utc(room.turn_deadline)
     write.events = [
-        {
-            "version": old_version + 1 + i,
-            "type": e.type,
-            "player_id": actor.player_id if e.type == "game_started" else e.player_id,
-            "data": e.data(),
-        }
-        for i, e in enumerate(transition.events)
+        {"version": old_version + 1 + i, "type": kind, "player_id": player_id, "data": data}
+        for i, (kind, player_id, data) in enumerate(events)
     ]
     room.version = old_version + len(write.events)
-    room.next_deadline = deadline(transition.state, loaded.players)
     if request.id is not None:
         write.result = {
             "player_id": actor.player_id,

@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import logging
 import random
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
@@ -110,23 +111,34 @@ class Alarm:
         self.event = asyncio.Event()
 
     def ring(self, at: datetime) -> None:
+        if at.tzinfo is None:  # as SQLite hands it back: UTC
+            at = at.replace(tzinfo=UTC)
         if self.next is None or at < self.next:
             self.next = at
         self.event.set()
 
 
 class BotScheduler:
-    """Each instance's loop: claim the rooms that are due, let their bots act.
+    """Each instance's loop: claim the rooms that are due, let their bots act
+    (with ``play``: whatever is due, see ``app.lifecycle``).
 
     It sleeps until the earliest deadline its :class:`Alarm` has heard of
     (the service rings it after each commit that sets one) or ``poll``
     seconds, so rooms scheduled by another instance, or left by a crashed
     one, are picked up too."""
 
-    def __init__(self, service: RoomService, alarm: Alarm | None = None, poll: float = 1.0) -> None:
+    def __init__(
+        self,
+        service: RoomService,
+        alarm: Alarm | None = None,
+        poll: float = 1.0,
+        play: Callable[[str], Awaitable[bool]] | None = None,
+    ) -> None:
         self.service = service
         self.alarm = alarm or Alarm()
         self.poll = poll
+        self.play = play or (lambda code: bot_turn(service, code))
+        """What to do with a due room (``app.lifecycle``'s turns: bots, the turn clock, the autopilot)."""
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -137,7 +149,7 @@ class BotScheduler:
             try:
                 due = await claim_due(self.service)
                 for code in due:
-                    await bot_turn(self.service, code)
+                    await self.play(code)
             except asyncio.CancelledError:
                 raise
             except Exception:

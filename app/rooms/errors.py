@@ -15,6 +15,7 @@ class ErrorCode(StrEnum):
     UNAUTHORIZED = "unauthorized"
     FORBIDDEN = "forbidden"
     NOT_HOST = "not_host"
+    NOT_AWAY = "not_away"
     HINTS_DISABLED = "hints_disabled"
     # what you asked for
     ROOM_NOT_FOUND = "room_not_found"
@@ -25,6 +26,8 @@ class ErrorCode(StrEnum):
     METHOD_NOT_ALLOWED = "method_not_allowed"
     TOO_LARGE = "too_large"
     INVALID_REQUEST = "invalid_request"
+    TURN_SECONDS_OUT_OF_RANGE = "turn_seconds_out_of_range"
+    INVALID_CURSOR = "invalid_cursor"
     RATE_LIMITED = "rate_limited"
     # the rules
     NOT_YOUR_TURN = "not_your_turn"
@@ -44,6 +47,7 @@ class ErrorCode(StrEnum):
     SPECTATORS_FULL = "spectators_full"
     STALE_VERSION = "stale_version"
     ID_REUSED = "id_reused"
+    RESIGNED = "resigned"
     # profiles
     USERNAME_TAKEN = "username_taken"
     # the server
@@ -56,6 +60,7 @@ STATUS = {
     "unauthorized": 401,
     "forbidden": 403,
     "not_host": 403,
+    "not_away": 403,
     "hints_disabled": 403,
     "room_not_found": 404,
     "game_not_found": 404,
@@ -65,6 +70,8 @@ STATUS = {
     "method_not_allowed": 405,
     "too_large": 413,
     "invalid_request": 422,
+    "turn_seconds_out_of_range": 422,
+    "invalid_cursor": 422,
     "rate_limited": 429,
     "internal_error": 500,
     "strategy_unavailable": 503,

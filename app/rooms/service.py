@@ -69,8 +69,33 @@ _TOKEN_SEAT = (
     .where(Room.code == bindparam("code"))
 )
 
-ROOM_OPTIONS = {"hints": True}
-"""Options every room has on top of its rule set's."""
+ROOM_OPTIONS: dict[str, Any] = {"hints": True, "turn_seconds": None, "public": False, "auto_start": False}
+"""Options every room has on top of its rule set's (``docs/api.md``, "Room options")."""
+
+TURN_SECONDS_MAX = 604_800
+"""The longest turn clock: a week (correspondence play)."""
+TURN_SECONDS_MIN = 10
+"""The shortest turn clock (``Settings.turn_seconds_min`` lowers it, for tests)."""
+
+Change = Callable[[Room, list[Player], Game | None], list[tuple[str, str | None, JSON]]]
+"""A change to a room made under its lock (see :meth:`RoomService.change`): it updates the rows
+and returns the events to append, as (type, player_id, data)."""
+
+
+class Clock(Protocol):
+    """When a room's scheduler is to look next, and the current turn's deadline
+    (``app.lifecycle``'s turn clock; the composition root sets one)."""
+
+    def schedule(
+        self,
+        room: views.RoomRow,
+        state: GameState,
+        players: Sequence[views.PlayerRow],
+        turn_changed: bool,
+        autopilot: bool,
+    ) -> tuple[datetime | None, datetime | None]:
+        """(next deadline, turn deadline) after a change that left ``state``."""
+        ...
 
 
 @dataclass
@@ -138,7 +163,7 @@ class RoomReader:
             game = await self._game(session, room, number)
             if game is None:
                 raise DomainError("game_not_found", f"room {room.code} has no game #{number}")
-            return game_view(game)
+            return game_view(game, deadline=room.turn_deadline if number == room.game_number else None)
 
     async def events_after(self, code: str, after: int = 0, limit: int = 100) -> JSON:
         """The room's events after version ``after`` (at most ``limit``), in
@@ -211,12 +236,16 @@ class RoomService(RoomReader):
         bot_delay: float = 0.8,
         on_deadline: Callable[[datetime], None] | None = None,
         observer: ActionObserver | None = None,
+        clock: Clock | None = None,
+        turn_seconds_min: int = TURN_SECONDS_MIN,
     ) -> None:
         super().__init__(db, presence, observer)
         self.publisher = publisher
         self.strategy = strategy
         self.bot_delay = bot_delay
         self.on_deadline = on_deadline
+        self.clock = clock
+        self.turn_seconds_min = turn_seconds_min
 
     # -- writes -------------------------------------------------------------------------
 
@@ -230,7 +259,7 @@ class RoomService(RoomReader):
     ) -> tuple[JSON, JSON, str]:
         """A new room with its creator seated as host: (room, player, token).
         ``profile_id`` links the seat to a profile (``app.profiles``)."""
-        room_options = self.check_options(ruleset, options)
+        room_options = self.check_options(ruleset, options, self.turn_seconds_min)
         if not 1 <= max_players <= MAX_PLAYERS:
             raise DomainError("invalid_request", f"max_players is 1 to {MAX_PLAYERS}")
         token = secrets.new_token()
@@ -242,6 +271,7 @@ class RoomService(RoomReader):
                 ruleset=ruleset,
                 options=room_options,
                 max_players=max_players,
+                public=room_options["public"],
                 status="lobby",
                 version=0,
                 game_number=0,
@@ -333,8 +363,8 @@ class RoomService(RoomReader):
             session.add(game)
             room.game_number = number
             room.status = "playing"
-            self._append_rules_events(session, room, changes, transition.events, actor.player_id)
             self._schedule(room, transition.state, seated)
+            self._append_rules_events(session, room, changes, transition.events, actor.player_id)
             await session.flush()
             view = await self._view(session, room, game, players=seated)
         await self._publish(view, changes)
@@ -395,7 +425,7 @@ class RoomService(RoomReader):
                 room_code(code),
                 actor.player_id,
                 request.id,
-                lambda loaded: decide(_noted(loaded, ruleset), actor, request, self._deadline),
+                lambda loaded: decide(_noted(loaded, ruleset), actor, request, self._next_deadlines),
             )
         except Seen:
             return await self._replay(code, actor, request)
@@ -429,10 +459,51 @@ class RoomService(RoomReader):
             return None
         return BotTurn(room.code, version, state, bot.id, bot.bot)
 
+    async def change(self, code: str, change: Change, expected_version: int | None = None) -> JSON:
+        """Apply ``change`` to the room under its lock (refused with
+        ``stale_version`` if the room is no longer at ``expected_version``),
+        append the events it returns, publish them after the commit and ring
+        the scheduler's alarm: the one way other capabilities (``app.lifecycle``)
+        write to a room."""
+        changes = _Changes()
+        async with self.db.write() as session:
+            room = await self._room(session, code, lock=True)
+            if expected_version is not None and room.version != expected_version:
+                raise DomainError("stale_version", f"the room is at version {room.version}")
+            players = await self._players(session, room)
+            game = await self._game(session, room, room.game_number)
+            events = change(room, players, game)
+            if events:
+                self._append(session, room, changes, events)
+            await session.flush()
+            view = await self._view(session, room, game, players=players)
+        await self._publish(view, changes)
+        self._wake(room)
+        return view
+
+    async def snapshot(self, code: str) -> tuple[Room, list[Player], Game | None]:
+        """The room, its seated players and its current game, as stored now (read only)."""
+        async with self.db.read() as session:
+            room = await self._room(session, code)
+            players = await self._players(session, room)
+            game = await self._game(session, room, room.game_number)
+        return room, players, game
+
+    async def set_next_deadline(self, code: str, version: int, at: datetime | None) -> None:
+        """Set the room's next deadline, unless the room moved past ``version`` meanwhile."""
+        async with self.db.write() as session:
+            await session.execute(
+                update(Room).where(Room.code == room_code(code), Room.version == version).values(next_deadline=at)
+            )
+        if at is not None and self.on_deadline is not None:
+            self.on_deadline(at)
+
     # -- helpers --------------------------------------------------------------------------
 
     @staticmethod
-    def check_options(ruleset: str, options: dict[str, Any] | None) -> dict[str, Any]:
+    def check_options(
+        ruleset: str, options: dict[str, Any] | None, turn_seconds_min: int = TURN_SECONDS_MIN
+    ) -> dict[str, Any]:
         """The room's full options (rule set's and the room's own, defaults filled in)."""
         try:
             rules = get_ruleset(ruleset)
@@ -442,7 +513,13 @@ class RoomService(RoomReader):
         room_options = {}
         for name, default in ROOM_OPTIONS.items():
             value = options.pop(name, default)
-            if type(value) is not type(default):
+            if name == "turn_seconds":
+                if value is not None and (type(value) is not int or not turn_seconds_min <= value <= TURN_SECONDS_MAX):
+                    raise DomainError(
+                        "turn_seconds_out_of_range",
+                        f"turn_seconds is null (untimed) or {turn_seconds_min} to {TURN_SECONDS_MAX}",
+                    )
+            elif type(value) is not type(default):
                 raise DomainError("invalid_request", f"option {name} must be a {type(default).__name__}")
             room_options[name] = value
         try:
@@ -515,19 +592,32 @@ class RoomService(RoomReader):
         self, session: AsyncSession, room: Room, changes: _Changes, events: Sequence[RulesEvent], actor_id: str
     ) -> None:
         items = [(e.type, actor_id if e.type == "game_started" else e.player_id, e.data()) for e in events]
+        for kind, _, data in items:
+            if kind == "turn_started":
+                data["deadline"] = None if room.turn_deadline is None else views.iso_utc(room.turn_deadline)
         self._append(session, room, changes, items)
 
-    def _deadline(self, state: GameState, seated: Sequence[views.PlayerRow]) -> datetime | None:
-        """A bot's turn is due after its thinking time (around the bot delay,
-        varied: see :func:`bots.thinking_time`); nothing else is scheduled."""
+    def _next_deadlines(
+        self,
+        room: views.RoomRow,
+        state: GameState,
+        seated: Sequence[views.PlayerRow],
+        turn_changed: bool,
+        autopilot: bool,
+    ) -> tuple[datetime | None, datetime | None]:
+        """(next deadline, turn deadline): the clock's (``app.lifecycle``) if
+        the service has one; else only a bot's turn is due, after its thinking
+        time (around the bot delay, varied: see :func:`bots.thinking_time`)."""
+        if self.clock is not None:
+            return self.clock.schedule(room, state, seated, turn_changed, autopilot)
         turn = state.turn
         bots = {p.id for p in seated if p.bot is not None}
         if turn is not None and turn.player_id in bots:
-            return utcnow() + timedelta(seconds=thinking_time(self.bot_delay, state))
-        return None
+            return utcnow() + timedelta(seconds=thinking_time(self.bot_delay, state)), None
+        return None, None
 
     def _schedule(self, room: Room, state: GameState, seated: Sequence[Player]) -> None:
-        room.next_deadline = self._deadline(state, seated)
+        room.next_deadline, room.turn_deadline = self._next_deadlines(room, state, seated, True, False)
 
     def _wake(self, room: Room | RoomRow) -> None:
         if room.next_deadline is not None and self.on_deadline is not None:

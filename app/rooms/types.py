@@ -43,6 +43,9 @@ class ActionRequest:
     box: str | None = None
     expected_version: int | None = None
     id: str | None = None
+    autopilot: bool = False
+    """Played for the seat by the server (a timed-out, away or resigned seat's
+    turn; ``app.lifecycle``): it does not count as the player being back."""
 
     def canonical(self) -> JSON:
         """The action itself, without its id or version check: what a reused id is compared by."""

@@ -30,6 +30,8 @@ class RoomRow(Protocol):
     def host_id(self) -> str | None: ...
     @property
     def version(self) -> int: ...
+    @property
+    def turn_deadline(self) -> datetime | None: ...
 
 
 class PlayerRow(Protocol):
@@ -41,6 +43,10 @@ class PlayerRow(Protocol):
     def seat(self) -> int | None: ...
     @property
     def bot(self) -> str | None: ...
+    @property
+    def away(self) -> bool: ...
+    @property
+    def resigned(self) -> bool: ...
 
 
 class GameRow(Protocol):
@@ -64,10 +70,13 @@ def player_view(player: PlayerRow, room: RoomRow, connected: Collection[str]) ->
         "bot": player.bot,
         "connected": player.bot is not None or player.id in connected,
         "host": player.id == room.host_id,
+        "away": bool(player.away),
+        "resigned": bool(player.resigned),
     }
 
 
-def game_view(game: GameRow, state: GameState | None = None) -> JSON:
+def game_view(game: GameRow, state: GameState | None = None, deadline: datetime | None = None) -> JSON:
+    """``deadline``: the current turn's (the room's ``turn_deadline``), null when untimed."""
     state = state or state_from_dict(game.state)
     rules = get_ruleset(state.ruleset)
     turn = state.turn
@@ -107,6 +116,7 @@ def game_view(game: GameRow, state: GameState | None = None) -> JSON:
         "scorecards": scorecards,
         "winners": list(game.winners or []),
         "fairness": {"commitment": game.commitment, "seed": game.seed if state.finished else None},
+        "deadline": None if deadline is None or state.finished else iso_utc(deadline),
     }
 
 
@@ -135,7 +145,7 @@ def room_view(
         "host_id": room.host_id,
         "players": [player_view(p, room, connected) for p in players],
         "version": room.version,
-        "game": None if current is None else game_view(current, state),
+        "game": None if current is None else game_view(current, state, room.turn_deadline),
         "games": games,
         "best": {room.ruleset: best},
     }

@@ -30,9 +30,9 @@ def first(found: Loaded) -> str:
     return turn.player_id
 
 
-def bots_due(state, players) -> datetime | None:
+def bots_due(room, state, players, turn_changed, autopilot) -> tuple[datetime | None, None]:
     turn = state.turn
-    return DUE if turn is not None and any(p.id == turn.player_id and p.bot for p in players) else None
+    return (DUE if turn is not None and any(p.id == turn.player_id and p.bot for p in players) else None), None
 
 
 def test_a_roll_becomes_one_event_at_the_next_version() -> None:
@@ -87,3 +87,30 @@ def test_not_your_turn_and_a_seen_id() -> None:
     # a known id wins over every refusal of the room's state (docs/api.md's order)
     with pytest.raises(Seen):
         decide(loaded(status="finished", seen=True), Seat(other, "ABCDEF"), ActionRequest("roll", id="x"), bots_due)
+
+
+def test_an_away_seat_acting_itself_is_back_first_and_the_autopilot_is_not() -> None:
+    found = loaded()
+    player = first(found)
+    me = next(p for p in found.players if p.id == player)
+    me.away, me.timeouts = True, 2
+    by_autopilot = decide(found, Seat(player, "ABCDEF"), ActionRequest("roll", autopilot=True), bots_due)
+    assert [e["type"] for e in by_autopilot.events] == ["rolled"] and by_autopilot.back is None
+    found = loaded()
+    me = next(p for p in found.players if p.id == player)
+    me.away, me.timeouts = True, 2
+    own = decide(found, Seat(player, "ABCDEF"), ActionRequest("roll"), bots_due)
+    assert [e["type"] for e in own.events] == ["player_back", "rolled"]
+    assert own.events[0]["data"] == {"player_id": player} and own.back == player
+    assert (me.away, me.timeouts) == (False, 0)
+
+
+def test_a_resigned_seat_cannot_act_but_its_autopilot_can() -> None:
+    found = loaded()
+    player = first(found)
+    next(p for p in found.players if p.id == player).resigned = True
+    with pytest.raises(DomainError) as refused:
+        decide(found, Seat(player, "ABCDEF"), ActionRequest("roll"), bots_due)
+    assert refused.value.code == "resigned" and refused.value.status == 409
+    write = decide(found, Seat(player, "ABCDEF"), ActionRequest("roll", autopilot=True), bots_due)
+    assert [e["type"] for e in write.events] == ["rolled"]

@@ -10,6 +10,7 @@ export const ErrorCode = Object.freeze({
   UNAUTHORIZED: 'unauthorized',
   FORBIDDEN: 'forbidden',
   NOT_HOST: 'not_host',
+  NOT_AWAY: 'not_away',
   HINTS_DISABLED: 'hints_disabled',
   // what you asked for
   ROOM_NOT_FOUND: 'room_not_found',
@@ -20,6 +21,8 @@ export const ErrorCode = Object.freeze({
   METHOD_NOT_ALLOWED: 'method_not_allowed',
   TOO_LARGE: 'too_large',
   INVALID_REQUEST: 'invalid_request',
+  TURN_SECONDS_OUT_OF_RANGE: 'turn_seconds_out_of_range',
+  INVALID_CURSOR: 'invalid_cursor',
   RATE_LIMITED: 'rate_limited',
   // the rules
   NOT_YOUR_TURN: 'not_your_turn',
@@ -39,6 +42,7 @@ export const ErrorCode = Object.freeze({
   SPECTATORS_FULL: 'spectators_full',
   STALE_VERSION: 'stale_version',
   ID_REUSED: 'id_reused',
+  RESIGNED: 'resigned',
   USERNAME_TAKEN: 'username_taken',
   // the server
   STRATEGY_UNAVAILABLE: 'strategy_unavailable',

@@ -15,6 +15,8 @@
  * @property {BotLevel | null} bot the bot's level, or null for a person
  * @property {boolean} connected follows `presence` messages on a socket
  * @property {boolean} host
+ * @property {boolean} away timed out twice in a row: the autopilot plays their turns until they are back
+ * @property {boolean} resigned resigned from the current game: the autopilot finishes their scorecard
  */
 
 /**
@@ -22,6 +24,9 @@
  * @property {boolean} hints
  * @property {'forced' | 'free'} [joker] Yahtzee only
  * @property {boolean} [upper_first] Yahtzee only
+ * @property {number | null} [turn_seconds] the turn clock; null: untimed
+ * @property {boolean} [public] listed by GET /api/rooms while in the lobby
+ * @property {boolean} [auto_start] the game starts when the last seat is taken
  */
 
 /**
@@ -61,6 +66,7 @@
  * @property {Record<string, Scorecard>} scorecards
  * @property {string[]} winners
  * @property {{commitment: string, seed: string | null}} fairness
+ * @property {string | null} deadline when the current turn times out (ISO-8601 UTC); null: untimed
  */
 
 /**
@@ -115,15 +121,20 @@
 /** @typedef {EventOf<'seat_token_rotated', {player: Player}>} SeatTokenRotatedEvent */
 /** @typedef {EventOf<'room_closed', {reason: 'no_players'}>} RoomClosedEvent */
 /** @typedef {EventOf<'game_started', {number: number, order: string[], rolloff: RolloffEntry[][], commitment: string}>} GameStartedEvent */
-/** @typedef {EventOf<'turn_started', {player_id: string, round: number}>} TurnStartedEvent */
+/** @typedef {EventOf<'turn_started', {player_id: string, round: number, deadline: string | null}>} TurnStartedEvent */
 /** @typedef {EventOf<'kept', {kept: boolean[]}>} KeptEvent */
 /** @typedef {EventOf<'rolled', {dice: number[], kept: boolean[], rolls_left: number}>} RolledEvent */
 /** @typedef {EventOf<'scored', {box: string, points: number, yahtzee_bonus: number, upper_bonus: number, total: number}>} ScoredEvent */
 /** @typedef {EventOf<'game_finished', {totals: Record<string, number>, winners: string[], seed: string}>} GameFinishedEvent */
+/** @typedef {EventOf<'turn_timed_out', {player_id: string}>} TurnTimedOutEvent */
+/** @typedef {EventOf<'player_away', {player_id: string}>} PlayerAwayEvent */
+/** @typedef {EventOf<'player_back', {player_id: string}>} PlayerBackEvent */
+/** @typedef {EventOf<'player_resigned', {player_id: string}>} PlayerResignedEvent */
 
 /**
  * @typedef {PlayerJoinedEvent | PlayerLeftEvent | SeatTokenRotatedEvent | RoomClosedEvent | GameStartedEvent | TurnStartedEvent
- *   | KeptEvent | RolledEvent | ScoredEvent | GameFinishedEvent} RoomEvent
+ *   | KeptEvent | RolledEvent | ScoredEvent | GameFinishedEvent | TurnTimedOutEvent | PlayerAwayEvent | PlayerBackEvent
+ *   | PlayerResignedEvent} RoomEvent
  */
 
 // -- socket messages ------------------------------------------------------------------------

@@ -24,6 +24,10 @@ class Player(TypedDict):
     bot: BotLevel | None
     connected: bool
     host: bool
+    away: bool
+    """timed out twice in a row: the autopilot plays their turns until they are back"""
+    resigned: bool
+    """resigned from the current game: the autopilot finishes their scorecard"""
 
 
 class Turn(TypedDict):
@@ -64,6 +68,8 @@ class Game(TypedDict):
     scorecards: dict[str, Scorecard]
     winners: list[str]
     fairness: Fairness
+    deadline: str | None
+    """when the current turn times out (ISO-8601 UTC); None: untimed"""
 
 
 class GameSummary(TypedDict):
@@ -76,6 +82,9 @@ class RoomOptions(TypedDict):
     joker: NotRequired[Literal["forced", "free"]]
     upper_first: NotRequired[bool]
     hints: bool
+    turn_seconds: NotRequired[int | None]
+    public: NotRequired[bool]
+    auto_start: NotRequired[bool]
 
 
 class Room(TypedDict):
@@ -139,6 +148,11 @@ class GameStartedData(TypedDict):
 class TurnStartedData(TypedDict):
     player_id: str
     round: int
+    deadline: str | None
+
+
+class SeatData(TypedDict):
+    player_id: str
 
 
 class KeptData(TypedDict):
@@ -247,6 +261,44 @@ class GameFinished(TypedDict):
     at: str
 
 
+class TurnTimedOut(TypedDict):
+    """The turn clock ran out: the autopilot plays the turn."""
+
+    version: int
+    type: Literal["turn_timed_out"]
+    player_id: str | None
+    data: SeatData
+    at: str
+
+
+class PlayerAway(TypedDict):
+    """Two timeouts in a row: the autopilot plays the seat's turns until it acts or reconnects."""
+
+    version: int
+    type: Literal["player_away"]
+    player_id: str | None
+    data: SeatData
+    at: str
+
+
+class PlayerBack(TypedDict):
+    version: int
+    type: Literal["player_back"]
+    player_id: str | None
+    data: SeatData
+    at: str
+
+
+class PlayerResigned(TypedDict):
+    """The seat resigned: the autopilot finishes its scorecard; it cannot win."""
+
+    version: int
+    type: Literal["player_resigned"]
+    player_id: str | None
+    data: SeatData
+    at: str
+
+
 Event: TypeAlias = (
     PlayerJoined
     | PlayerLeft
@@ -258,6 +310,10 @@ Event: TypeAlias = (
     | Rolled
     | Scored
     | GameFinished
+    | TurnTimedOut
+    | PlayerAway
+    | PlayerBack
+    | PlayerResigned
 )
 EVENT_TYPES = (
     "player_joined",
@@ -270,6 +326,10 @@ EVENT_TYPES = (
     "rolled",
     "scored",
     "game_finished",
+    "turn_timed_out",
+    "player_away",
+    "player_back",
+    "player_resigned",
 )
 
 # -- socket messages (server to client) -------------------------------------------------------

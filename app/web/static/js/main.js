@@ -91,6 +91,17 @@ function route() {
 
 // ---------------------------------------------------------------- home
 
+/** The turn clocks offered on create (seconds; 0: untimed). */
+const CLOCKS = [
+  [0, 'lc.untimed'],
+  [30, 'lc.clock_30s'],
+  [60, 'lc.clock_1m'],
+  [120, 'lc.clock_2m'],
+  [300, 'lc.clock_5m'],
+  [3600, 'lc.clock_1h'],
+  [86400, 'lc.clock_1d'],
+];
+
 function renderHome() {
   document.title = t('app.title');
   statusLine.textContent = '';
@@ -120,6 +131,11 @@ function renderHome() {
           <label class="check"><input type="checkbox" name="upper_first" id="create-upper-first">${esc(t('home.upper_first'))}</label>
         </fieldset>
         <label class="check"><input type="checkbox" name="hints" id="create-hints" checked>${esc(t('home.hints'))}</label>
+        <label>${esc(t('lc.turn_clock'))}<select name="turn_seconds" id="create-clock">
+          ${CLOCKS.map(([seconds, key]) => `<option value="${seconds}">${esc(t(key))}</option>`).join('')}
+        </select></label>
+        <label class="check"><input type="checkbox" name="public" id="create-public">${esc(t('lc.public'))}</label>
+        <label class="check"><input type="checkbox" name="auto_start" id="create-auto-start">${esc(t('lc.auto_start'))}</label>
         <button class="primary" id="create-submit">${esc(t('home.create_submit'))}</button>
       </form>
     </section>
@@ -147,7 +163,9 @@ async function createRoom(form) {
   const name = String(data.get('name')).trim();
   const chosen = String(data.get('ruleset'));
   const spec = S.rulesets[chosen].options;
-  const options = { hints: data.get('hints') === 'on' };
+  const options = { hints: data.get('hints') === 'on', public: data.get('public') === 'on', auto_start: data.get('auto_start') === 'on' };
+  const clock = Number(data.get('turn_seconds'));
+  if (clock) options.turn_seconds = clock;
   if (spec.joker) options.joker = String(data.get('joker'));
   if (spec.upper_first) options.upper_first = data.get('upper_first') === 'on';
   localStorage.setItem('dicecup.name', name);
@@ -182,9 +200,33 @@ async function openRoom(code) {
   unsubscribe = S.store.subscribe(onUpdate);
   connect();
   render();
-  focusFirst(['#room-title']);
+  focusFirst(S.seat && room.host_id === S.seat.playerId ? ['#start-game', '#roll', '#room-title'] : ['#roll', '#join-name', '#room-title']);
   if (room.status === 'playing') fetchChances();
   P.noteRoom(room, S.seat);
+  fetchLog(code, room.version);
+}
+
+const LOG_SIZE = 40;
+
+/** The event log as the server has it (GET /events): after a reload, or in a new tab, it is not empty. */
+async function fetchLog(code, version) {
+  let page;
+  try {
+    page = await api.events(code, { after: Math.max(0, version - LOG_SIZE), limit: LOG_SIZE });
+  } catch {
+    return; // the log is a nicety: live events still fill it
+  }
+  if (S.code !== code) return;
+  // names of players who left since, from the events that carry them
+  const names = new Map();
+  for (const event of page.events) if (event.data && event.data.player) names.set(event.data.player.id, event.data.player.name);
+  const nameOf = (id) => (currentRoom()?.players.some((p) => p.id === id) ? playerName(id) : names.get(id) || playerName(id));
+  const known = new Set(S.log.map((entry) => entry.version));
+  const restored = page.events
+    .filter((event) => !known.has(event.version))
+    .map((event) => ({ version: event.version, event, name: nameOf(event.player_id), started: nameOf(event.data && event.data.player_id ? event.data.player_id : event.player_id) }));
+  S.log = [...S.log, ...restored].sort((a, b) => b.version - a.version).slice(0, LOG_SIZE);
+  scheduleRender();
 }
 
 function closeRoom() {
@@ -244,7 +286,8 @@ function onUpdate(room, update) {
   if (typeof update.version === 'number') {
     const event = update;
     const started = event.data && event.data.player_id ? playerName(event.data.player_id) : playerName(event.player_id);
-    S.log = [{ version: event.version, event, name: playerName(event.player_id), started }, ...S.log].slice(0, 40);
+    if (S.log.some((entry) => entry.version === event.version)) return scheduleRender(); // a replayed event already in the log
+    S.log = [{ version: event.version, event, name: playerName(event.player_id), started }, ...S.log].slice(0, LOG_SIZE);
     if (['rolled', 'kept', 'scored', 'turn_started'].includes(event.type)) S.hint = null;
     if (['rolled', 'scored', 'turn_started', 'game_started'].includes(event.type)) S.pendingKept = null;
     if (event.type === 'rolled') {
@@ -253,8 +296,9 @@ function onUpdate(room, update) {
     }
     if (event.type === 'scored' || event.type === 'game_started') fetchChances();
     if (event.type === 'game_started' || event.type === 'game_finished') P.noteEvent(event, room, S.seat);
+    // the polite live region says what the others did (and what my own roll gave)
     const line = V.logLine(event, S.log[0].name, started);
-    if (line) announce(line);
+    if (line && (event.player_id !== me() || event.type === 'rolled')) announce(line);
     if (event.type === 'turn_started' && myTurn()) S.focusRoll = true;
   }
   scheduleRender();
@@ -347,9 +391,9 @@ function gameSkeleton() {
         </section>
         <div class="slot" data-slot="chances"></div>
         <div class="slot" data-slot="rolloff"></div>
-        <section class="card"><ul class="players" id="game-players"></ul></section>
+        <section class="card"><ul class="players" id="game-players"></ul><div class="slot" data-slot="resign"></div></section>
       </div>
-      <section class="card card-scores" aria-label="${esc(t('card.total'))}"><div class="scroll"><table class="scorecard" id="scorecard"><thead></thead><tbody></tbody></table></div></section>
+      <section class="card card-scores" id="card-scores" aria-labelledby="scorecard-caption"><div class="scroll"><table class="scorecard" id="scorecard"><caption id="scorecard-caption" class="sr-only">${esc(t('ps.scorecard'))}</caption><thead></thead><tbody></tbody></table></div></section>
     </div>`;
 }
 
@@ -367,6 +411,7 @@ function drawGame(node, room) {
     'data-turn-player': turn.player_id,
     'data-rolls-left': String(turn.rolls_left),
     'data-rolled': String(Boolean(turn.dice)),
+    'data-kept': positions(turn.kept).join(','), // the server's, not a keep in flight
     'data-busy': String(S.busy),
   });
   const bannerNode = node.querySelector('#turn-banner');
@@ -378,6 +423,7 @@ function drawGame(node, room) {
   fill(node.querySelector('[data-slot="chances"]'), V.chancesView(room));
   fill(node.querySelector('[data-slot="rolloff"]'), V.rolloff(game));
   reconcile(node.querySelector('#game-players'), V.playerItems(room), 'ul');
+  fill(node.querySelector('[data-slot="resign"]'), V.resignButton(room));
   const { head, rows } = V.scorecardRows(room, game, mine);
   reconcile(node.querySelector('#scorecard thead'), [{ key: 'head', html: head }], 'thead');
   reconcile(node.querySelector('#scorecard tbody'), rows, 'tbody');
@@ -402,7 +448,7 @@ function drawDice(group, game) {
     }
     const face = turn.dice ? turn.dice[i] : 0;
     const isKept = Boolean(face && kept[i]);
-    fill(die, `${face ? V.dieSvg(face) : ''}<span class="kept-label">${isKept ? esc(t('game.kept')) : ''}</span>`);
+    fill(die, `${face ? V.dieSvg(face) : ''}<kbd class="key" aria-hidden="true">${i + 1}</kbd><span class="kept-label">${isKept ? esc(t('game.kept')) : ''}</span>`);
     die.className = `die${isKept ? ' kept' : ''}${face ? '' : ' blank'}`;
     attrs(die, {
       'aria-pressed': String(isKept),
@@ -537,6 +583,13 @@ async function onClick(event) {
       seats.set(S.code, S.seat);
       connect();
       render();
+    } else if (action === 'resign') {
+      const ok = await ask(t('lc.resign_confirm'), t('lc.resign'), t('confirm.no'));
+      if (ok) await api.leave(S.code, S.seat.playerId, S.seat.token);
+    } else if (action === 'remove-away') {
+      const name = playerName(target.dataset.player);
+      const ok = await ask(t('lc.remove_confirm', { name }), t('lc.remove', { name }), t('confirm.no'));
+      if (ok) await api.leave(S.code, target.dataset.player, S.seat.token);
     } else if (action === 'leave') {
       await api.leave(S.code, S.seat.playerId, S.seat.token);
       seats.forget(S.code);
@@ -587,6 +640,15 @@ document.addEventListener('keydown', (event) => {
     document.getElementById(`die-${Number(event.key) - 1}`)?.click();
   }
 });
+
+// The turn clock's countdown ticks between renders (only its text changes).
+setInterval(() => {
+  const clock = document.getElementById('turn-clock');
+  if (!clock || !clock.dataset.deadline) return;
+  const text = V.clockText(clock.dataset.deadline);
+  if (clock.textContent !== text) clock.textContent = text;
+  clock.classList.toggle('urgent', Date.parse(clock.dataset.deadline) - Date.now() < 10000);
+}, 250);
 
 // ---------------------------------------------------------------- start
 

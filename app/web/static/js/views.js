@@ -31,6 +31,9 @@ export function roomHeader(room) {
     </section>`;
 }
 
+/** The host may remove an away seat during a game (it resigns: the autopilot finishes its card). */
+const removable = (room, p) => room.status === 'playing' && me() && room.host_id === me() && p.away && !p.resigned && p.id !== me();
+
 /** The players as keyed items (one <li> each). */
 export function playerItems(room) {
   return room.players.map((p) => ({
@@ -41,6 +44,9 @@ export function playerItems(room) {
         ${p.id === me() ? `<span class="tag">${esc(t('room.you'))}</span>` : ''}
         ${p.host ? `<span class="tag">${esc(t('room.host'))}</span>` : ''}
         ${p.bot ? `<span class="tag">${esc(t('room.bot'))}</span>` : ''}
+        ${p.away ? `<span class="tag away" data-away="true">${esc(t('lc.away'))}</span>` : ''}
+        ${p.resigned ? `<span class="tag resigned" data-resigned="true">${esc(t('lc.resigned'))}</span>` : ''}
+        ${removable(room, p) ? `<button class="quiet small" data-action="remove-away" data-player="${esc(p.id)}" id="remove-${esc(p.id)}">${esc(t('lc.remove', { name: p.name }))}</button>` : ''}
       </li>`,
   }));
 }
@@ -85,7 +91,25 @@ export function lobbyTitle(room) {
 export function banner(game) {
   const rules = ruleset();
   const text = myTurn() ? t('game.your_turn') : t('game.turn_of', { name: playerName(game.turn.player_id) });
-  return `<strong>${esc(text)}</strong> <span class="muted">${esc(t('game.round', { round: game.round, rounds: rules ? rules.rounds : game.round }))}</span>`;
+  return `<strong>${esc(text)}</strong> <span class="muted">${esc(t('game.round', { round: game.round, rounds: rules ? rules.rounds : game.round }))}</span>${turnClock(game)}`;
+}
+
+/** The turn clock's countdown (ticked by main.js between renders), or who plays a turn nobody times. */
+function turnClock(game) {
+  const r = currentRoom();
+  if (!r.options.turn_seconds) return '';
+  if (!game.deadline) return ` <span class="clock autopilot" id="turn-clock" data-deadline="">${esc(t('lc.autopilot'))}</span>`;
+  return ` <span class="clock" id="turn-clock" role="timer" data-deadline="${esc(game.deadline)}">${esc(clockText(game.deadline))}</span>`;
+}
+
+/** "1:05 left": the time to a deadline, as m:ss (h:mm:ss past an hour). */
+export function clockText(deadline) {
+  const left = Math.max(0, Math.ceil((Date.parse(deadline) - Date.now()) / 1000));
+  const pad = (value) => n(value).padStart(2, n(0));
+  const h = Math.floor(left / 3600);
+  const m = Math.floor((left % 3600) / 60);
+  const s = left % 60;
+  return t('lc.clock', { time: h ? `${n(h)}:${pad(m)}:${pad(s)}` : `${n(m)}:${pad(s)}` });
 }
 
 /** One die: its label says its position, face and whether it is kept. */
@@ -95,16 +119,26 @@ export function dieLabel(face, position, kept) {
 
 export { dieSvg };
 
+/** The roll shortcut (a key's name, the same in every language: aria-keyshortcuts). */
+const ROLL_KEY = 'R';
+
+/** Resign (a seat in a game it has not resigned from). */
+export function resignButton(room) {
+  const mine = room.players.find((p) => p.id === me());
+  if (!mine || mine.resigned || room.status !== 'playing') return '';
+  return `<button class="quiet danger" data-action="resign" id="resign">${esc(t('lc.resign'))}</button>`;
+}
+
 export function controls(game) {
   if (!myTurn()) return '';
   const turn = game.turn;
   const label = turn.rolls_left ? plural('game.roll_button', turn.rolls_left) : t('game.no_rolls');
   const hint = turn.dice ? t('game.pick_box') : t('game.roll_first');
   const hints = currentRoom().options.hints && turn.dice;
-  return `<button class="primary big" id="roll" data-action="roll" aria-keyshortcuts="R" ${turn.rolls_left ? '' : 'disabled'} ${S.busy ? 'aria-disabled="true"' : ''}>${esc(label)}</button>
-      <p class="muted">${esc(hint)}</p>
+  return `<div class="turn-actions"><button class="primary big" id="roll" data-action="roll" aria-keyshortcuts="R" ${turn.rolls_left ? '' : 'disabled'} ${S.busy ? 'aria-disabled="true"' : ''}>${esc(label)} <kbd class="key" aria-hidden="true">${ROLL_KEY}</kbd></button>
+      ${hints ? `<button class="quiet" data-action="hint" id="hint">${esc(t('game.hint'))}</button>` : ''}</div>
+      <p class="muted turn-help">${esc(hint)}</p>
       <p class="muted small keys" id="keys-help">${esc(t('game.keys'))}</p>
-      ${hints ? `<button class="quiet" data-action="hint" id="hint">${esc(t('game.hint'))}</button>` : ''}
       ${hints && S.hint ? hintView(S.hint, turn) : ''}`;
 }
 
@@ -164,7 +198,7 @@ export function scorecardRows(room, game, interactive) {
   const turn = game.turn;
   const scorable = interactive && turn && turn.dice ? turn.scorable : {};
   const head = `<tr><th scope="col">${esc(t('card.box'))}</th>${players
-    .map((p) => `<th scope="col" class="${turn && turn.player_id === p.id ? 'current' : ''} ${p.id === me() ? 'mine' : ''}">${esc(playerName(p.id))}</th>`)
+    .map((p) => `<th scope="col" class="${turn && turn.player_id === p.id ? 'current' : ''} ${p.id === me() ? 'mine' : ''}" title="${esc(playerName(p.id))}">${esc(playerName(p.id))}</th>`)
     .join('')}</tr>`;
   const cell = (p, box) => {
     const value = p.card.boxes[box];
@@ -315,6 +349,14 @@ export function logLine(event, name, started) {
       return t('log.started', { number: d.number });
     case 'game_finished':
       return t('log.finished');
+    case 'turn_timed_out':
+      return t('lc.log_timed_out', { name });
+    case 'player_away':
+      return t('lc.log_away', { name });
+    case 'player_back':
+      return t('lc.log_back', { name });
+    case 'player_resigned':
+      return t('lc.log_resigned', { name });
     default:
       return null;
   }
