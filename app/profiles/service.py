@@ -123,6 +123,14 @@ class ProfileService:
             profile = await self._profile(session, profile_id)
             return await self._view(session, profile, private=private)
 
+    async def rename(self, auth: ProfileAuth, name: str) -> JSON:
+        """Give the profile a new name (seats and results keep the names they were made with)."""
+        async with self.db.write() as session:
+            profile = await self._profile(session, auth.profile_id)
+            profile.name = name
+            await session.flush()
+            return await self._view(session, profile, private=True)
+
     # -- sign-in ------------------------------------------------------------------------------
 
     async def set_credentials(self, auth: ProfileAuth, username: str, password: str) -> JSON:
