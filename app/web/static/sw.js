@@ -30,6 +30,7 @@ const SHELL = [
   'static/sdk/index.js',
   'static/sdk/codes.js',
   'static/sdk/connection.js',
+  'static/sdk/events.js',
   'static/sdk/patch.js',
   'static/sdk/rest.js',
   'static/sdk/store.js',
