@@ -220,6 +220,16 @@ class BestOut(BaseModel):
     at: str = Field(json_schema_extra={"format": "date-time"})
 
 
+class PeriodRatingOut(BaseModel):
+    """The rating after the profile's last rated game of a month or ISO week (the period boards')."""
+
+    ruleset: schemas.Ruleset
+    period: Literal["month", "week"]
+    period_start: str
+    rating: RatingOut
+    at: str = Field(json_schema_extra={"format": "date-time"})
+
+
 class ExportOut(BaseModel):
     profile: MyProfileOut
     tokens: list[TokenOut]
@@ -227,6 +237,7 @@ class ExportOut(BaseModel):
     games: list[ResultOut]
     bests: list[BestOut]
     rating_history: list[RatingChangeOut]
+    period_ratings: list[PeriodRatingOut]
 
 
 class SeatTokenOut(BaseModel):

@@ -595,6 +595,13 @@ class ProfileService:
                     select(RatingChange).where(RatingChange.profile_id == pid).order_by(RatingChange.id)
                 )
             ).scalars()
+            periods = (
+                await session.execute(
+                    select(PeriodRating)
+                    .where(PeriodRating.profile_id == pid)
+                    .order_by(PeriodRating.ruleset, PeriodRating.period, PeriodRating.period_start)
+                )
+            ).scalars()
             return {
                 "profile": view,
                 "tokens": [{"kind": t.kind, "created_at": iso_utc(t.created_at)} for t in tokens],
@@ -622,6 +629,16 @@ class ProfileService:
                     for b in bests
                 ],
                 "rating_history": [_change_view(c) for c in changes],
+                "period_ratings": [
+                    {
+                        "ruleset": r.ruleset,
+                        "period": r.period,
+                        "period_start": r.period_start,
+                        "rating": _rating_view(r),
+                        "at": iso_utc(r.updated_at),
+                    }
+                    for r in periods
+                ],
             }
 
     async def delete(self, auth: ProfileAuth) -> None:

@@ -72,3 +72,11 @@ async def test_a_period_keeps_the_rating_of_its_last_game(client, app_settings) 
             assert entries[pid]["rating"]["mu"] == pytest.approx(skill.mu, abs=1e-3)
             assert entries[pid]["rating"]["sigma"] == pytest.approx(skill.sigma, abs=1e-3)
             assert entries[pid]["rating"]["games"] == 2
+    # the export has them, and deleting the profile takes them off the boards
+    export = (await client.get("/api/profiles/me/export", headers={"authorization": f"Bearer {profiles[0][1]}"})).json()
+    assert {(r["period"], r["rating"]["games"]) for r in export["period_ratings"]} == {("month", 2), ("week", 2)}
+    assert (
+        await client.delete("/api/profiles/me", headers={"authorization": f"Bearer {profiles[0][1]}"})
+    ).status_code == 204
+    for period in ("month", "week"):
+        assert pids[0] not in {e["profile_id"] for e in await board(client, kind="rating", period=period)}

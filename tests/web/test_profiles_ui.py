@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 import re
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -30,8 +31,10 @@ async def device_profile(page: Page) -> dict[str, Any]:
     return json.loads(await page.evaluate("() => localStorage.getItem('dicecup.profile')"))
 
 
-async def solo_game_by_api(base: str, profile_token: str | None, ruleset: str = "yacht", seed: int = 0) -> str:
-    """A solo game played to its end over REST (random boxes): its room code."""
+async def solo_game_by_api(
+    base: str, profile_token: str | None, ruleset: str = "yacht", seed: int = 0, rerolls: float = 0.5
+) -> str:
+    """A solo game played to its end over REST (random boxes, rerolls with that chance): its room code."""
     rng = random.Random(seed)
     async with httpx.AsyncClient(base_url=base) as http:
         headers = auth(profile_token) if profile_token else {}
@@ -41,7 +44,7 @@ async def solo_game_by_api(base: str, profile_token: str | None, ruleset: str = 
         code, token = made.json()["room"]["code"], made.json()["token"]
         assert (await http.post(f"/api/rooms/{code}/games", headers=auth(token))).status_code == 201
         while (turn := (await http.get(f"/api/rooms/{code}")).json()["game"]["turn"]) is not None:
-            if turn["dice"] is None or (turn["rolls_left"] and rng.random() < 0.5):
+            if turn["dice"] is None or (turn["rolls_left"] and rng.random() < rerolls):
                 keep = [i for i in range(5) if turn["dice"] and rng.random() < 0.5]
                 action: dict[str, Any] = {"type": "roll", "keep": keep} if turn["dice"] else {"type": "roll"}
             else:
@@ -156,6 +159,27 @@ async def test_a_limited_sign_in_says_when_to_try_again(browser, limited) -> Non
     await expect(page.locator("#signin-password-error")).to_be_hidden()
 
 
+async def test_export_and_delete_from_the_profile_page(live, browser) -> None:  # noqa: F811
+    console = Console()
+    page = await open_page(browser, console)
+    await page.goto(f"{live.http}/profile")
+    profile = await device_profile(page)
+    await expect(page.locator("#rename-name")).to_have_value("Player")  # the silent profile's default name
+    async with page.expect_download() as download:
+        await page.click("#export-data")
+    path = await (await download.value).path()
+    exported = json.loads(Path(path).read_text(encoding="utf-8"))  # noqa: ASYNC240 (a small file, once)
+    assert exported["profile"]["id"] == profile["id"] and exported["tokens"][0]["kind"] == "profile"
+    await page.click("#delete-profile")
+    await page.click("#confirm-yes")
+    await expect(page.locator("#create-name")).to_be_visible()
+    async with httpx.AsyncClient(base_url=live.http) as http:
+        gone = await http.get(f"/api/profiles/{profile['id']}")
+    assert gone.status_code == 404
+    assert (await device_profile(page))["id"] != profile["id"]  # home made a new one
+    assert console.errors == []
+
+
 async def test_stats_and_a_new_best_after_a_solo_game(live, browser, shots) -> None:  # noqa: F811
     console = Console()
     page = await open_page(browser, console)
@@ -216,7 +240,7 @@ async def test_the_leaderboard_pages_and_links_each_entry_to_its_replay(live, br
     async with httpx.AsyncClient(base_url=live.http) as http:
         tokens = [(await http.post("/api/profiles", json={"name": f"Board {i}"})).json() for i in range(3)]
     for i, made in enumerate(tokens):
-        await solo_game_by_api(live.http, made["token"], ruleset="yatzy", seed=100 + i)
+        await solo_game_by_api(live.http, made["token"], ruleset="yatzy", seed=100 + i, rerolls=0)
     async with httpx.AsyncClient(base_url=live.http) as http:
         board = (await http.get("/api/leaderboards/yatzy", params={"limit": 100})).json()["entries"]
     assert len(board) >= 3

@@ -230,6 +230,13 @@ export async function profilePage(app, { go, ask }) {
       <h2>${esc(t('pf.this_device'))}</h2>
       <p><a href="signin" id="profile-signin">${esc(t('pf.sign_in_other'))}</a></p>
       <button class="danger" id="sign-out" type="button">${esc(t('pf.sign_out'))}</button>
+    </section>
+    <section class="card">
+      <h2>${esc(t('pf.your_data'))}</h2>
+      <p class="muted">${esc(t('pf.your_data_why'))}</p>
+      <p class="row"><button type="button" id="export-data">${esc(t('pf.export'))}</button>
+        <button type="button" class="danger" id="delete-profile">${esc(t('pf.delete'))}</button></p>
+      <p class="field-error" id="data-error" role="alert" hidden></p>
     </section>`;
   const rename = app.querySelector('[data-pf="rename"]');
   rename.addEventListener('submit', async (event) => {
@@ -284,6 +291,36 @@ export async function profilePage(app, { go, ask }) {
       await api.request('DELETE', 'api/sessions/current', { token: profile.token });
     } catch (error) {
       if (!(error instanceof DicecupError && error.status === 401)) throw error;
+    }
+    forget();
+    go('');
+  });
+  const dataError = (error) => {
+    const line = app.querySelector('#data-error');
+    line.textContent = refusal(error);
+    line.hidden = false;
+  };
+  app.querySelector('#export-data').addEventListener('click', async () => {
+    try {
+      const data = await api.request('GET', 'api/profiles/me/export', { token: profile.token });
+      const link = document.createElement('a');
+      link.href = URL.createObjectURL(new Blob([JSON.stringify(data, null, 2)], { type: 'application/json' }));
+      link.download = `dicecup-profile-${profile.id}.json`;
+      document.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(link.href), 10000);
+    } catch (error) {
+      dataError(error);
+    }
+  });
+  app.querySelector('#delete-profile').addEventListener('click', async () => {
+    if (!(await ask(t('pf.delete_confirm', { name: profile.name }), t('pf.delete'), t('confirm.no')))) return;
+    try {
+      await api.request('DELETE', 'api/profiles/me', { token: profile.token });
+    } catch (error) {
+      dataError(error);
+      return;
     }
     forget();
     go('');
