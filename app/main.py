@@ -121,6 +121,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await metrics.close()
             await scheduler.close()
             await analysis.close()
+            await app.state.limits.close()
             await hub.close()
             await strategy.close()
             await db.dispose()

@@ -4,8 +4,9 @@ work releases the GIL for most of its time).
 
 The composition root (``app.main``) makes one :class:`AnalysisService` and
 puts :meth:`AnalysisService.watching` between the room service and its
-publisher, so a finished game's analysis starts as the game ends, and the win
-chances of the player who just scored are simulated before anyone asks.
+publisher, so a finished game's analysis starts as the game ends, and in a
+room whose win chances a client follows the new chances are computed as
+soon as a box is scored, before the client asks again.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import asyncio
 import contextlib
 import logging
 import sys
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
@@ -39,6 +41,10 @@ JSON = dict[str, Any]
 _REVIEWED = ("turn_started", "rolled", "scored", "game_finished")
 CHANCES_CACHED = 1024
 """Rooms whose latest chances are kept (one entry per room, keyed by its version)."""
+FOLLOWED_FOR = 600.0
+"""Seconds after a client last asked for a room's chances during which they
+are computed as soon as a box is scored there (a room nobody asks about
+costs nothing: they are computed when asked, the same numbers)."""
 
 
 class AnalysisService:
@@ -48,6 +54,8 @@ class AnalysisService:
         self._reviews: dict[tuple[str, int], asyncio.Future[JSON]] = {}
         self._rollouts: dict[Variant, Rollouts] = {}
         self._chances: OrderedDict[str, tuple[tuple[int, int], JSON]] = OrderedDict()
+        self._computing: dict[tuple[str, int, int], asyncio.Future[JSON]] = {}
+        self._followed: OrderedDict[str, float] = OrderedDict()  # room -> when a client last asked
         self._tasks: set[asyncio.Task[Any]] = set()
         self._variances: dict[Variant, FloatArray] = {}
         self._variance_started: set[Variant] = set()
@@ -141,8 +149,23 @@ class AnalysisService:
 
     async def chances(self, code: str) -> JSON:
         """Each player's chance of winning the room's current game (cached per
-        room version; the simulation runs in a worker thread)."""
+        room version; the simulation runs in a worker thread); the room is
+        followed from now on (see :data:`FOLLOWED_FOR`)."""
         code = room_code(code)
+        self._follow(code)
+        return await self._chances_now(code)
+
+    def _follow(self, code: str) -> None:
+        self._followed[code] = time.monotonic()
+        self._followed.move_to_end(code)
+        while len(self._followed) > CHANCES_CACHED:
+            self._followed.popitem(last=False)
+
+    def _is_followed(self, code: str) -> bool:
+        asked = self._followed.get(code)
+        return asked is not None and time.monotonic() - asked < FOLLOWED_FOR
+
+    async def _chances_now(self, code: str) -> JSON:
         async with self.db.read() as session:
             row = (
                 await session.execute(
@@ -160,11 +183,25 @@ class AnalysisService:
         cached = self._chances.get(code)
         if cached is not None and cached[0] == (number, version):
             return cached[1]
-        state = state_from_dict(raw)
-        advisor = self._advisor(state)
-        rollouts = self._rollouts_of(advisor)
-        variance = self._variance_of(advisor.variant)
-        data = await asyncio.to_thread(_chances, state, rollouts, number, version, variance)
+        key = (code, number, version)
+        running = self._computing.get(key)  # a warm-up (or another client) is computing these already
+        if running is not None:
+            return await asyncio.shield(running)
+        future: asyncio.Future[JSON] = asyncio.get_running_loop().create_future()
+        self._computing[key] = future
+        try:
+            state = state_from_dict(raw)
+            advisor = self._advisor(state)
+            rollouts = self._rollouts_of(advisor)
+            variance = self._variance_of(advisor.variant)
+            data = await asyncio.to_thread(_chances, state, rollouts, number, version, variance)
+        except BaseException as error:
+            future.set_exception(error)
+            future.exception()  # retrieved: no "never retrieved" warning when nobody else waits
+            raise
+        finally:
+            del self._computing[key]
+        future.set_result(data)
         self._chances[code] = ((number, version), data)
         self._chances.move_to_end(code)
         while len(self._chances) > CHANCES_CACHED:
@@ -227,11 +264,11 @@ class AnalysisService:
         """``publisher``, telling this service of each scored box and finished game first."""
         return _Watching(self, publisher)
 
-    def _seen(self, code: str, events: Sequence[JSON]) -> None:
+    def _seen(self, code: str, events: Sequence[JSON], room: JSON) -> None:
         for event in events:
-            if event["type"] == "scored":
+            if event["type"] == "scored" and self._worth_warming(code, room):
                 self._spawn(self._warm(code))
-            elif event["type"] == "game_finished":
+            elif event["type"] == "game_finished" and self._can_review(room):
                 number = event["data"].get("number")
                 self._spawn(self._finished(code, number))
 
@@ -240,9 +277,25 @@ class AnalysisService:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
+    def _worth_warming(self, code: str, room: JSON) -> bool:
+        """Whether to compute a room's chances as a box is scored: only where a
+        client follows them, and only if they can be computed (the variant's
+        table is loaded: else a request gets 503 anyway). Checked on the
+        action's path, so it reads nothing: a room nobody follows costs no
+        query and no computation."""
+        return self._is_followed(code) and self._can_review(room)
+
+    def _can_review(self, room: JSON) -> bool:
+        """Whether the room's variant has its table loaded (else an analysis or
+        chances would only be refused with ``strategy_unavailable``: nothing to
+        start; a request later computes them once the table is there)."""
+        if self.strategy is None:
+            return False
+        return self.strategy.advisor(Variant.of(room["ruleset"], room.get("options"))) is not None
+
     async def _warm(self, code: str) -> None:
         try:
-            await self.chances(code)
+            await self._chances_now(code)
         except DomainError:
             pass
         except Exception:
@@ -276,7 +329,7 @@ class _Watching:
 
     async def publish(self, code: str, events: Sequence[JSON], room: JSON) -> None:
         await self.inner.publish(code, events, room)
-        self.service._seen(code, events)
+        self.service._seen(code, events, room)
 
 
 def _review(state: GameState, events: list[JSON], advisor: Advisor, number: int, names: dict[str, str]) -> JSON:

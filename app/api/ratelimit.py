@@ -1,12 +1,19 @@
-"""Rate limits and abuse caps (the ``limits`` library for the rates).
+"""Rate limits and abuse caps (the moving windows of ``app.api.windows``).
 
 Per seat for actions; per client address for REST requests, failed room
 lookups (room-code probing) and room creation, shared through Redis across
-instances when Redis is configured; per socket for the WebSocket flood
-guard and per address for open sockets (both local to the instance: a
-socket lives on one instance). ``DICECUP_RATE_LIMITS=false`` turns all of
-them off (benchmarks, tests); the per-room spectator cap is the hub's and
-stays on.
+instances when Redis is configured (else kept in the process); per socket
+for the WebSocket flood guard and per address for open sockets (both local
+to the instance: a socket lives on one instance). ``DICECUP_RATE_LIMITS=false``
+turns all of them off (benchmarks, tests); the per-room spectator cap is the
+hub's and stays on.
+
+A request takes its windows in one call (one Redis round trip): a REST
+request naming a room counts against its address's request budget and
+reserves one of its failed lookups at once; the reservation is handed back
+when the room is found (:meth:`RateLimits.lookup_found`, or with the seat's
+action budget for an action), so concurrent probes from one address never
+get past the budget.
 
 Refusals carry ``retry_after``: the seconds until the window lets the
 client in again (the ``Retry-After`` header of a 429).
@@ -15,128 +22,123 @@ client in again (the ``Retry-After`` header of a 429).
 from __future__ import annotations
 
 import logging
-import math
-import time
 from collections import Counter
-
-from limits import RateLimitItem, RateLimitItemPerHour, RateLimitItemPerMinute, RateLimitItemPerSecond
-from limits.aio.storage import MemoryStorage, RedisStorage, Storage
-from limits.aio.strategies import MovingWindowRateLimiter
 
 from app.config import Settings
 from app.rooms import DomainError
 
+from .windows import LocalWindows, RedisWindows, Step, Window, Windows
+
 log = logging.getLogger("dicecup.api")
+
+HOUR = 3600.0
+
+_DETAIL = {
+    "action": "too many actions; slow down",
+    "request": "too many requests from this address",
+    "lookup": "too many unknown room codes from this address",
+    "room": "too many rooms created from this address",
+    "profile": "too many profiles made from this address",
+    "sign-in-user": "too many failed sign-ins; try again later",
+    "sign-in-address": "too many failed sign-ins; try again later",
+}
 
 
 class RateLimits:
     def __init__(self, settings: Settings) -> None:
         self.enabled = settings.rate_limits
-        shared: Storage = MemoryStorage()
-        if settings.redis_url:
-            shared = RedisStorage("async+" + settings.redis_url, implementation="redispy", key_prefix="dicecup-limits")
-        self._shared = MovingWindowRateLimiter(shared)
-        self._local = MovingWindowRateLimiter(MemoryStorage())
-        self._action = RateLimitItemPerSecond(settings.actions_per_second)
-        self._request = RateLimitItemPerMinute(settings.requests_per_minute)
-        self._message = RateLimitItemPerSecond(settings.ws_messages_per_second)
-        self._lookup = RateLimitItemPerMinute(settings.lookup_failures_per_minute)
-        self._room = RateLimitItemPerHour(settings.rooms_per_hour)
-        self._profile = RateLimitItemPerHour(settings.profiles_per_hour)
-        self._sign_in_user = RateLimitItemPerHour(settings.sign_in_failures_per_username)
-        self._sign_in_address = RateLimitItemPerHour(settings.sign_in_failures_per_address)
+        self._local = LocalWindows()
+        self._shared: Windows = RedisWindows(settings.redis_url) if settings.redis_url else self._local
+        self._action = Window("action", settings.actions_per_second, 1.0)
+        self._request = Window("request", settings.requests_per_minute, 60.0)
+        self._message = Window("ws", settings.ws_messages_per_second, 1.0)
+        self._lookup = Window("lookup", settings.lookup_failures_per_minute, 60.0)
+        self._room = Window("room", settings.rooms_per_hour, HOUR)
+        self._profile = Window("profile", settings.profiles_per_hour, HOUR)
+        self._sign_in_user = Window("sign-in-user", settings.sign_in_failures_per_username, HOUR)
+        self._sign_in_address = Window("sign-in-address", settings.sign_in_failures_per_address, HOUR)
         self._sockets_per_address = settings.sockets_per_address
         self._sockets: Counter[str] = Counter()
 
-    @staticmethod
-    async def _hit(limiter: MovingWindowRateLimiter, item: RateLimitItem, *key: str) -> bool:
+    async def _take(self, *steps: Step) -> None:
+        """Take ``steps`` in one call; ``rate_limited`` (with ``retry_after``) at the first refused one."""
+        if not self.enabled:
+            return
         try:
-            return await limiter.hit(item, *key)
+            refused = await self._shared.take(steps)
         except Exception as error:  # a limiter that is down must not take the game down
             log.warning("rate limiter unavailable (%r); allowing", error)
-            return True
+            return
+        if refused is not None:
+            raise DomainError("rate_limited", _DETAIL[refused.step.window.name], retry_after=refused.retry_after)
 
-    @staticmethod
-    async def _retry_after(limiter: MovingWindowRateLimiter, item: RateLimitItem, *key: str) -> int:
-        """Whole seconds until ``item`` allows one more hit for ``key`` (at least 1)."""
-        try:
-            stats = await limiter.get_window_stats(item, *key)
-        except Exception:
-            return item.get_expiry()
-        return max(1, math.ceil(stats.reset_time - time.time()))
+    async def close(self) -> None:
+        await self._shared.close()
 
-    async def _refuse(self, limiter: MovingWindowRateLimiter, item: RateLimitItem, detail: str, *key: str) -> None:
-        raise DomainError("rate_limited", detail, retry_after=await self._retry_after(limiter, item, *key))
+    async def check_action(self, player_id: str, found_for: str | None = None) -> None:
+        """``rate_limited`` when a seat acts faster than the configured rate;
+        ``found_for``: the address whose lookup reservation this request holds
+        (handed back in the same call)."""
+        action = Step("hit", self._action, player_id)
+        if found_for is None:
+            await self._take(action)
+        else:
+            await self._take(Step("refund", self._lookup, found_for), action)
 
-    async def check_action(self, player_id: str) -> None:
-        """``rate_limited`` when a seat acts faster than the configured rate."""
-        if self.enabled and not await self._hit(self._shared, self._action, "action", player_id):
-            await self._refuse(self._shared, self._action, "too many actions; slow down", "action", player_id)
-
-    async def check_request(self, client: str) -> None:
-        if self.enabled and not await self._hit(self._shared, self._request, "request", client):
-            await self._refuse(self._shared, self._request, "too many requests from this address", "request", client)
+    async def check_request(self, client: str, names_room: bool = False) -> None:
+        """One off the address's request budget; for a request naming a room
+        (``names_room``) also one of its failed lookups, reserved: the caller
+        hands it back once the room is found (:meth:`lookup_found`)."""
+        request = Step("hit", self._request, client)
+        if names_room:
+            await self._take(request, Step("hit", self._lookup, client))
+        else:
+            await self._take(request)
 
     async def check_room_creation(self, client: str) -> None:
         """``rate_limited`` past ``rooms_per_hour`` rooms created from one address."""
-        if self.enabled and not await self._hit(self._shared, self._room, "room", client):
-            await self._refuse(self._shared, self._room, "too many rooms created from this address", "room", client)
+        await self._take(Step("hit", self._room, client))
 
     async def check_profile_creation(self, client: str) -> None:
         """``rate_limited`` past ``profiles_per_hour`` profiles created from one address."""
-        if self.enabled and not await self._hit(self._shared, self._profile, "profile", client):
-            detail = "too many profiles made from this address"
-            await self._refuse(self._shared, self._profile, detail, "profile", client)
+        await self._take(Step("hit", self._profile, client))
 
     # -- sign-in guessing ---------------------------------------------------------------------
 
     async def check_sign_in(self, client: str, username: str) -> None:
         """``rate_limited`` while the username or the address has used up its
         budget of failed sign-ins (per hour); checking costs nothing."""
-        if not self.enabled:
-            return
-        for item, key in ((self._sign_in_user, username), (self._sign_in_address, client)):
-            kind = "sign-in-user" if item is self._sign_in_user else "sign-in-address"
-            try:
-                allowed = await self._shared.test(item, kind, key)
-            except Exception as error:
-                log.warning("rate limiter unavailable (%r); allowing", error)
-                return
-            if not allowed:
-                await self._refuse(self._shared, item, "too many failed sign-ins; try again later", kind, key)
+        await self._take(Step("test", self._sign_in_user, username), Step("test", self._sign_in_address, client))
 
     async def sign_in_failed(self, client: str, username: str) -> None:
         """A failed sign-in: one off the username's and the address's budgets."""
-        if self.enabled:
-            await self._hit(self._shared, self._sign_in_user, "sign-in-user", username)
-            await self._hit(self._shared, self._sign_in_address, "sign-in-address", client)
-
-    # -- room-code probing -----------------------------------------------------------------
-
-    async def check_lookups(self, client: str) -> None:
-        """``rate_limited`` while the address has used up its budget of failed
-        room lookups (``lookup_failures_per_minute``); checking costs nothing."""
         if not self.enabled:
             return
         try:
-            allowed = await self._shared.test(self._lookup, "lookup", client)
+            await self._shared.take([Step("hit", self._sign_in_user, username)])
+            await self._shared.take([Step("hit", self._sign_in_address, client)])
         except Exception as error:
             log.warning("rate limiter unavailable (%r); allowing", error)
-            return
-        if not allowed:
-            await self._refuse(
-                self._shared, self._lookup, "too many unknown room codes from this address", "lookup", client
-            )
 
-    async def lookup_failed(self, client: str) -> None:
-        """A room lookup from ``client`` found no room: one off its budget."""
-        if self.enabled:
-            await self._hit(self._shared, self._lookup, "lookup", client)
+    # -- room-code probing -----------------------------------------------------------------
+
+    async def reserve_lookup(self, client: str) -> None:
+        """``rate_limited`` while the address has used up its budget of failed
+        room lookups (``lookup_failures_per_minute``), else one of them is
+        reserved for the lookup about to be made: hand it back with
+        :meth:`lookup_found` if the room exists. Reserved before the lookup,
+        so concurrent lookups from one address cannot overshoot the budget."""
+        await self._take(Step("hit", self._lookup, client))
+
+    async def lookup_found(self, client: str) -> None:
+        """The reserved lookup found its room: it does not count."""
+        await self._take(Step("refund", self._lookup, client))
 
     # -- sockets ---------------------------------------------------------------------------
 
-    async def allow_message(self, socket_id: int) -> bool:
-        return not self.enabled or await self._hit(self._local, self._message, "ws", str(socket_id))
+    def allow_message(self, socket_id: int) -> bool:
+        """The flood guard: false past ``ws_messages_per_second`` on one socket."""
+        return not self.enabled or self._local.hit(self._message, str(socket_id))
 
     def open_socket(self, client: str) -> bool:
         """Count a new socket from ``client``; false (and not counted) past ``sockets_per_address``."""
@@ -149,3 +151,7 @@ class RateLimits:
         self._sockets[client] -= 1
         if self._sockets[client] <= 0:
             del self._sockets[client]
+
+    def forget_socket(self, socket_id: int) -> None:
+        """A closed socket's flood-guard window goes at once (not a second later)."""
+        self._local.forget(self._message, str(socket_id))

@@ -25,23 +25,42 @@ from .proxies import client_address
 from .ratelimit import RateLimits
 from .responses import ORJSONResponse
 
+LOOKUP_RESERVED = "dicecup_lookup_reserved"
+"""``request.state`` attribute: the address whose failed-lookup reservation the request holds."""
+
 
 async def per_address_budget(request: Request) -> AsyncIterator[None]:
     """Every REST request counts against its client address's budget (429
     past it). A request naming a room is refused (429) while the address has
-    used up its budget of failed room lookups, and one that finds no room
-    counts against that budget: room codes cannot be probed."""
+    used up its budget of failed room lookups, and reserves one of them in
+    the same call; the reservation is handed back unless the request finds
+    no room (``room_not_found``): room codes cannot be probed, not even by
+    concurrent requests."""
     limits: RateLimits = request.app.state.limits
     address = client_address(request.scope)
-    await limits.check_request(address)
-    if "code" in request.path_params:
-        await limits.check_lookups(address)
+    names_room = "code" in request.path_params
+    await limits.check_request(address, names_room)
+    if not names_room:
+        yield
+        return
+    setattr(request.state, LOOKUP_RESERVED, address)
+    found = True
     try:
         yield
     except DomainError as refused:
-        if refused.code == "room_not_found":
-            await limits.lookup_failed(address)
+        found = refused.code != "room_not_found"
         raise
+    finally:
+        if found and getattr(request.state, LOOKUP_RESERVED, None) is not None:
+            await limits.lookup_found(address)
+
+
+def lookup_reservation(request: Request) -> str | None:
+    """The address whose lookup reservation ``request`` holds, taken from it
+    (the caller hands it back: the room was found)."""
+    address: str | None = getattr(request.state, LOOKUP_RESERVED, None)
+    setattr(request.state, LOOKUP_RESERVED, None)
+    return address
 
 
 # Every request counts against its address's budget, so any of them may be a 429.
@@ -255,7 +274,9 @@ async def act(code: Code, request: Request, service: ServiceDep, settings: Setti
     body, oversize = await capped_body(request, settings.max_body_bytes)
     seat = await service.authenticate(code, token, body_error=oversize)
     limits: RateLimits = request.app.state.limits
-    await limits.check_action(seat.player_id)  # 429 comes after the token, before the body
+    # 429 comes after the token, before the body; the room was found (the
+    # token's seat is in it): its lookup reservation goes back in the same call
+    await limits.check_action(seat.player_id, found_for=lookup_reservation(request))
     action = action_request(parse(ACTION, body))
     outcome = await service.act(code, seat, action)
     return ORJSONResponse({"version": outcome.version, "events": outcome.events, "room": outcome.room})

@@ -110,7 +110,7 @@ class Session:
 
     async def open(self, address: str) -> None:
         try:
-            await self.limits.check_lookups(address)
+            await self.limits.reserve_lookup(address)  # reserved before the lookup: see RateLimits
         except DomainError as refused:
             await self.refuse(CloseCode.RATE_LIMITED, refused.code, refused.detail)
             return
@@ -118,9 +118,9 @@ class Session:
             if self.hub.current_view(self.code) is None:
                 await self.service.get_room(self.code)
         except DomainError:
-            await self.limits.lookup_failed(address)
             await self.socket.close(CloseCode.UNKNOWN_ROOM, "unknown room")
             return
+        await self.limits.lookup_found(address)
         try:
             hello = await asyncio.wait_for(self.receive(), self.settings.hello_timeout)
         except TimeoutError:
@@ -196,7 +196,7 @@ class Session:
                 await turns.come_back(room_code, you["id"])
             while True:
                 message = await self.receive()
-                if not await self.limits.allow_message(conn.id):
+                if not self.limits.allow_message(conn.id):
                     await _close_after_queued(conn, CloseCode.POLICY, "too many messages")
                 if message is None:
                     conn.send(_error("invalid_request", "messages are JSON objects with a type"))
@@ -207,6 +207,7 @@ class Session:
         except RuntimeError as error:  # the socket closed under us (e.g. shut down as too slow)
             log.debug("socket %s ended: %r", conn.id, error)
         finally:
+            self.limits.forget_socket(conn.id)
             await self.hub.leave(conn, was_ready=ready)
             await conn.stop()
 
@@ -233,7 +234,8 @@ class Session:
                     # The client holds the welcome's room; the replay ends at
                     # a later room only after dropped live events (see serve).
                     later = last and conn.view_version < upto
-                    conn.send_now(messages.event_v2(event, patch.replace_all(room) if later else []))
+                    # after the last one the client holds the room at its version
+                    conn.send_now(messages.event_v2(event, patch.replace_all(room) if later else [], last))
                     if later:
                         conn.view_version = upto
                 after = event["version"]

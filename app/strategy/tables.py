@@ -54,7 +54,7 @@ def load(directory: Path, variant: Variant) -> FloatArray | None:
     path = table_path(directory, variant)
     if not path.exists():
         return None
-    table: FloatArray = np.load(path)
+    table: FloatArray = np.load(path, mmap_mode="r")
     return table
 
 
@@ -91,7 +91,7 @@ def load_variance(directory: Path, variant: Variant) -> FloatArray | None:
     path = variance_path(directory, variant)
     if not path.exists():
         return None
-    table: FloatArray = np.load(path)
+    table: FloatArray = np.load(path, mmap_mode="r")
     return table
 
 

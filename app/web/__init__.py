@@ -1,6 +1,8 @@
 """The web client: static HTML, CSS and JavaScript modules, served at ``/``,
-at ``/r/{code}`` (a room's shareable link) and at ``/rules/{ruleset}``
-(how to play).
+at ``/r/{code}`` (a room's shareable link), at ``/rules/{ruleset}``
+(how to play), and at the pages of players who come back: ``/r/{code}/games/{n}``
+(a game's replay), ``/profile``, ``/signin``, ``/history``, ``/stats``,
+``/stats/{profile_id}`` and ``/leaderboards``.
 
 The client is built on the JavaScript SDK (``clients/js/src``), served as it
 is at ``/static/sdk/``: one copy of the transport, no build step. Every URL the
@@ -78,6 +80,10 @@ def mount_web(app: FastAPI, static_dir: Path | None = None) -> None:
     app.add_api_route("/", page, include_in_schema=False)
     app.add_api_route("/r/{code}", page, include_in_schema=False)
     app.add_api_route("/rules/{ruleset}", page, include_in_schema=False)  # how to play, client-side
+    # players who come back (client-side, js/pages.js): a game's replay, profile, sign-in, history, stats, boards
+    app.add_api_route("/r/{code}/games/{number}", page, include_in_schema=False)
+    for path in ("/profile", "/signin", "/history", "/stats", "/stats/{profile_id}", "/leaderboards"):
+        app.add_api_route(path, page, include_in_schema=False)
     app.add_api_route("/sw.js", service_worker, include_in_schema=False)
     app.mount("/static/sdk", StaticFiles(directory=sdk), name="sdk")
     app.mount("/static", StaticFiles(directory=root), name="static")

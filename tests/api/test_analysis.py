@@ -1,5 +1,6 @@
 """GET /api/rooms/{code}/games/{n}/analysis and GET /api/rooms/{code}/chances over HTTP."""
 
+import asyncio
 import random
 from contextlib import AsyncExitStack
 
@@ -102,3 +103,45 @@ async def test_chances_follow_each_scored_box(database_url, strategy_tables) -> 
                     assert p["total"] == card["total"] and p["expected"] >= card["total"]
                 seen += 1
         assert seen == 6
+
+
+async def test_chances_are_computed_ahead_only_where_a_client_follows_them(database_url, strategy_tables) -> None:
+    """A scored box in a room whose chances nobody asked for reads and
+    computes nothing (on 1178a6e every scored box did both, a third of all
+    actions: it showed in the server's profile). Once a client has asked,
+    each scored box has the new chances computed before the next request,
+    which gets them from the cache: the same numbers as computed on demand."""
+    async with AsyncExitStack() as stack:
+        (http,) = await start_apps(stack, database_url, 1)
+        analysis = http._transport.app.state.analysis  # type: ignore[attr-defined]
+        table = Table(http)
+        await table.create("yacht", "Ana", max_players=2)
+        await table.join("Bo")
+        await table.start()
+        rng = random.Random(3)
+        room = await table.room()
+
+        async def until_scored() -> dict:
+            while True:
+                r = await table.act(room["game"]["turn"]["player_id"], **choose(room, rng))
+                if any(e["type"] == "scored" for e in r.json()["events"]):
+                    return r.json()["room"]
+                room.update(r.json()["room"])
+
+        room = await until_scored()
+        await asyncio.sleep(0.3)  # time for any work the scored box started
+        assert table.code not in analysis._chances
+        r = await http.get(f"/api/rooms/{table.code}/chances")
+        assert r.status_code == 200 and r.json()["version"] == room["version"]
+        for _ in range(3):
+            room = await until_scored()
+            for _ in range(1000):  # computed with no request (within 10 s)
+                if analysis._chances.get(table.code, ((0, 0),))[0] == (1, room["version"]):
+                    break
+                await asyncio.sleep(0.01)
+            ahead = analysis._chances[table.code][1]
+            r = await http.get(f"/api/rooms/{table.code}/chances")
+            assert r.json() == ahead and r.json()["version"] == room["version"]
+        # computed on demand (nothing cached), the chances are the same
+        analysis._chances.clear()
+        assert (await http.get(f"/api/rooms/{table.code}/chances")).json() == ahead

@@ -129,6 +129,7 @@ def test_profile_token_operations() -> None:
         ("POST", "/api/rooms"),
         ("POST", "/api/rooms/{code}/players"),
         ("GET", "/api/profiles/me"),
+        ("PATCH", "/api/profiles/me"),
         ("DELETE", "/api/profiles/me"),
         ("GET", "/api/profiles/me/export"),
         ("GET", "/api/profiles/me/games"),

@@ -3,7 +3,9 @@ message limits, resume from far behind, probing, caps, flood and slow-reader
 closes, and sockets of a seat that left. Each test failed on c11ca5a."""
 
 import asyncio
+import contextlib
 import json
+import random
 import re
 from pathlib import Path
 
@@ -14,6 +16,7 @@ from sqlalchemy import insert, select, update
 
 from app.db import Database, Event, Room
 from app.db.models import utcnow
+from app.rooms.secrets import CODE_ALPHABET
 
 from ..conftest import test_settings
 from ..live import server_in_thread, server_process
@@ -198,6 +201,47 @@ async def test_room_codes_cannot_be_probed(limited) -> None:
             assert closed.value.rcvd.code == 4429
         # requests that name no room are not affected
         assert (await http.get("/api/rulesets")).status_code == 200
+
+
+async def test_concurrent_probes_get_exactly_the_budget_through(database_url: str) -> None:
+    """80 probes at once from one address, half REST and half WebSocket,
+    against a budget of 10 failed lookups: exactly 10 are told "no such room"
+    (404, 4404) and the other 70 are refused (429, 4429). On 1178a6e the
+    budget was tested before each lookup and charged after it failed, so
+    concurrent probes all passed the test: 75 of the 80 got through."""
+    settings = test_settings(database_url, lookup_failures_per_minute=10, sockets_per_address=100)
+    settings.rate_limits = True
+    with server_in_thread(settings) as server:
+        async with httpx.AsyncClient(base_url=server.http, limits=httpx.Limits(max_connections=100)) as http:
+            table = Table(http)
+            await table.create()
+            # a found room hands its reservation back: these count for nothing
+            for _ in range(15):
+                assert (await http.get(f"/api/rooms/{table.code}")).status_code == 200
+            watcher = await Player.connect(server.socket_url(table.code))
+            await watcher.close()
+
+            # codes a room could have (so each is looked up), none of them this room's
+            rng = random.Random(11)
+            codes = {"".join(rng.choice(CODE_ALPHABET) for _ in range(6)) for _ in range(90)} - {table.code}
+            probes = sorted(codes)[:80]
+
+            async def rest(code: str) -> str:
+                return f"http {(await http.get(f'/api/rooms/{code}')).status_code}"
+
+            async def socket(code: str) -> str:
+                async with websockets.connect(server.socket_url(code)) as ws:
+                    with contextlib.suppress(websockets.ConnectionClosed):  # closed before the hello
+                        await ws.send(json.dumps({"type": "hello", "token": None}))
+                    await asyncio.wait_for(ws.wait_closed(), 5)
+                    return f"close {ws.close_code}"
+
+            outcomes = await asyncio.gather(*(rest(c) for c in probes[:40]), *(socket(c) for c in probes[40:]))
+            found = await http.get(f"/api/rooms/{table.code}")
+    through = [o for o in outcomes if o in ("http 404", "close 4404")]
+    refused = [o for o in outcomes if o in ("http 429", "close 4429")]
+    assert len(through) == 10 and len(refused) == 70, sorted(outcomes)
+    assert found.status_code == 429  # the budget is used up: even a real room is refused now
 
 
 async def test_spectators_and_sockets_per_address_are_capped(limited) -> None:

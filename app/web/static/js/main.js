@@ -10,6 +10,7 @@ import { attrs, esc, fill, focusFirst, keepFocus, reconcile, slot } from './dom.
 import { howToPlay } from './howto.js';
 import { has, language, loadCatalog, n, t } from './i18n.js';
 import { LANGUAGE_EVENT, mountLanguageSwitch } from './lang.js';
+import * as P from './pages.js';
 import { S, boxLabel, keptShown, me, myTurn, playerName, room as currentRoom } from './state.js';
 import * as V from './views.js';
 
@@ -67,6 +68,13 @@ window.addEventListener('popstate', route);
 
 function route() {
   const path = appPath();
+  const page = P.pageFor(path); // profiles, stats, leaderboards, history, replays (js/pages.js)
+  if (page) {
+    closeRoom();
+    statusLine.textContent = '';
+    page(app, { go, ask, rulesets: S.rulesets }).catch(showError);
+    return;
+  }
   const match = path.match(/^\/r\/([A-Za-z0-9]+)\/?$/);
   const rules = path.match(/^\/rules\/([a-z]+)\/?$/);
   if (match) openRoom(match[1].toUpperCase());
@@ -107,6 +115,7 @@ function renderHome() {
   const jokerChoices = withJoker.length ? joker(S.rulesets[withJoker[0]]).choices : [];
   app.innerHTML = `
     <section class="card hero"><p>${esc(t('app.tagline'))}</p></section>
+    <section data-slot="profile"></section>
     <section class="card">
       <h1>${esc(t('home.create'))}</h1>
       <form data-form="create" class="stack">
@@ -146,6 +155,7 @@ function renderHome() {
   const sync = () => (app.querySelector('.options-joker').hidden = !joker(S.rulesets[select.value] || { options: {} }));
   select.addEventListener('change', sync);
   sync();
+  P.homeCard(app.querySelector('[data-slot="profile"]'));
 }
 
 async function createRoom(form) {
@@ -158,7 +168,7 @@ async function createRoom(form) {
   if (clock) options.turn_seconds = clock;
   if (spec.joker) options.joker = String(data.get('joker'));
   if (spec.upper_first) options.upper_first = data.get('upper_first') === 'on';
-  const created = await api.createRoom({ ruleset: chosen, name, options, max_players: Number(data.get('max_players')) });
+  const created = await P.createRoom({ ruleset: chosen, name, options, max_players: Number(data.get('max_players')) });
   localStorage.setItem('dicecup.name', created.player.name);
   seats.set(created.room.code, { token: created.token, playerId: created.player.id, name: created.player.name });
   go(`r/${created.room.code}`);
@@ -192,6 +202,7 @@ async function openRoom(code) {
   render();
   focusFirst(S.seat && room.host_id === S.seat.playerId ? ['#start-game', '#roll', '#room-title'] : ['#roll', '#join-name', '#room-title']);
   if (room.status === 'playing') fetchChances();
+  P.noteRoom(room, S.seat);
   fetchLog(code, room.version);
 }
 
@@ -284,6 +295,7 @@ function onUpdate(room, update) {
       S.rolledVersion = event.version;
     }
     if (event.type === 'scored' || event.type === 'game_started') fetchChances();
+    if (event.type === 'game_started' || event.type === 'game_finished') P.noteEvent(event, room, S.seat);
     // the polite live region says what the others did (and what my own roll gave)
     const line = V.logLine(event, S.log[0].name, started);
     if (line && (event.player_id !== me() || event.type === 'rolled')) announce(line);
@@ -601,7 +613,7 @@ async function onSubmit(event) {
     else if (form.dataset.form === 'open') go(`r/${String(new FormData(form).get('code')).trim().toUpperCase()}`);
     else if (form.dataset.form === 'join') {
       const name = String(new FormData(form).get('name')).trim();
-      const joined = await api.join(S.code, name);
+      const joined = await P.join(S.code, name);
       localStorage.setItem('dicecup.name', joined.player.name); // after: the form drawn again would lose its message
       S.seat = { token: joined.token, playerId: joined.player.id, name: joined.player.name };
       seats.set(S.code, S.seat);
@@ -685,6 +697,7 @@ async function main() {
     showError(error);
   }
   route();
+  P.ensureProfile(); // a first visit makes this device's profile, silently
   if ('serviceWorker' in navigator) {
     // The app shell works offline and the client is installable (static/manifest.webmanifest).
     navigator.serviceWorker.register(appUrl('sw.js'), { scope: BASE.pathname }).catch(() => {});
