@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import unicodedata
 
-import regex
+import regex  # type: ignore[import-untyped]  # (no stubs: types-regex is not a dependency)
 
 from app.rooms.errors import DomainError
 
