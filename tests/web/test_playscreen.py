@@ -236,3 +236,28 @@ async def test_names_are_refused_next_to_the_field_and_duplicates_in_a_room(live
     await expect(other.locator("#lobby .players li:has-text('Ben') .tag")).to_have_text("you")
     # the refusals themselves (422, 409) are the only errors the browser logs
     assert [e for e in console.errors if "status of 422" not in e and "status of 409" not in e] == []
+
+
+@sizes
+async def test_bad_and_unknown_codes_go_home_with_a_message_and_copy_is_honest(live, browser, shots, size) -> None:  # noqa: F811
+    console = Console()
+    page = await open_page(browser, console, SIZES[size])
+    for path in ("/r/ab-12", "/r/%F0%9F%8E%B2"):
+        await page.goto(live.http + path)
+        await expect(page.locator("#toast")).to_contain_text("That is not a room code")
+        await expect(page.locator("#create-name")).to_be_visible()
+        assert page.url == live.http + "/"
+    await page.goto(live.http + "/r/ZZZZZZ")
+    await expect(page.locator("#toast")).to_have_text("There is no room with that code.")
+    await expect(page).to_have_url(live.http + "/")
+    await page.screenshot(path=shots / f"playscreen-bad-code-{size}.png")
+    # Copy link where nothing can be copied (no Clipboard API, the selection refused): it says so
+    code = await create_room(page, live.http, "Ana", "yacht", 2)
+    await page.evaluate(
+        "() => { Object.defineProperty(navigator, 'clipboard', {value: undefined, configurable: true});"
+        " document.execCommand = () => false; }"
+    )
+    await page.click("#copy-link")
+    await expect(page.locator("#toast")).to_contain_text("could not be copied")
+    assert await page.evaluate("getSelection().toString()") == f"{live.http}/r/{code}"
+    assert [e for e in console.errors if "status of 404" not in e] == []

@@ -66,6 +66,36 @@ function go(path) {
 
 window.addEventListener('popstate', route);
 
+/** A room code as the server makes them: six of its alphabet (app/rooms/secrets.py), any case. */
+const ROOM_CODE = /^[ABCDEFGHJKMNPQRSTUVWXYZ23456789]{6}$/;
+
+/** Copy `text`: the Clipboard API where the page may use it, else the selection; whether it worked. */
+async function copyText(text) {
+  if (navigator.clipboard && window.isSecureContext) {
+    try {
+      await navigator.clipboard.writeText(text);
+      return true;
+    } catch {
+      // no permission: try the selection
+    }
+  }
+  const area = document.createElement('textarea');
+  area.value = text;
+  area.setAttribute('readonly', '');
+  area.style.position = 'fixed';
+  area.style.opacity = '0';
+  document.body.append(area);
+  area.select();
+  let copied = false;
+  try {
+    copied = document.execCommand('copy');
+  } catch {
+    copied = false;
+  }
+  area.remove();
+  return copied;
+}
+
 function route() {
   const path = appPath();
   const page = P.pageFor(path); // profiles, stats, leaderboards, history, replays (js/pages.js)
@@ -75,9 +105,15 @@ function route() {
     page(app, { go, ask, rulesets: S.rulesets }).catch(showError);
     return;
   }
-  const match = path.match(/^\/r\/([A-Za-z0-9]+)\/?$/);
+  const match = path.match(/^\/r\/([^/]*)\/?$/);
   const rules = path.match(/^\/rules\/([a-z]+)\/?$/);
-  if (match) openRoom(match[1].toUpperCase());
+  if (match && !ROOM_CODE.test(decodeURIComponent(match[1]).toUpperCase())) {
+    // a malformed code (ab-12, an emoji): say so, and the address bar goes back home
+    closeRoom();
+    history.replaceState({}, '', appUrl(''));
+    renderHome();
+    flash(t('ps.bad_code'));
+  } else if (match) openRoom(match[1].toUpperCase());
   else if (rules && S.rulesets[rules[1]]) {
     closeRoom();
     statusLine.textContent = '';
@@ -190,6 +226,7 @@ async function openRoom(code) {
   } catch (error) {
     if (S.code !== code) return;
     S.code = null;
+    if (error instanceof DicecupError && error.code === 'room_not_found') history.replaceState({}, '', appUrl(''));
     renderHome();
     showError(error);
     return;
@@ -543,15 +580,20 @@ async function onClick(event) {
   try {
     if (action === 'copy') {
       const link = V.inviteLink(room.code);
-      try {
-        await navigator.clipboard.writeText(link);
-      } catch {
-        const range = document.createRange();
-        range.selectNodeContents(document.getElementById('room-link'));
-        getSelection().removeAllRanges();
-        getSelection().addRange(range);
+      if (await copyText(link)) flash(t('room.copied'));
+      else {
+        // nothing could be copied (plain HTTP, no permission): the link is selected for the player to copy
+        const node = document.getElementById('room-link');
+        if (node) {
+          const range = document.createRange();
+          range.selectNodeContents(node);
+          getSelection().removeAllRanges();
+          getSelection().addRange(range);
+        }
+        flash(t('ps.copy_manual'));
       }
-      flash(t('room.copied'));
+    } else if (action === 'share') {
+      await navigator.share({ title: t('room.title', { code: room.code }), url: V.inviteLink(room.code) }).catch(() => {});
     } else if (action === 'toggle') {
       // a keep goes out even while a roll's answer is on its way: the socket keeps them in order
       toggle(Number(target.dataset.pos));

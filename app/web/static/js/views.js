@@ -33,7 +33,8 @@ export function roomHeader(room) {
       <p><a href="rules/${esc(room.ruleset)}" target="_blank" rel="noopener" id="rules-link">${esc(t('howto.title', { ruleset: t(`ruleset.${room.ruleset}`) }))}</a></p></div>
       <div class="share"><span class="muted">${esc(t('room.share'))}</span>
         <code id="room-link">${esc(link)}</code>
-        <button data-action="copy" id="copy-link">${esc(t('room.copy_link'))}</button></div>
+        <button data-action="copy" id="copy-link">${esc(t('room.copy_link'))}</button>
+        ${typeof navigator.share === 'function' ? `<button data-action="share" id="share-link">${esc(t('ps.share'))}</button>` : ''}</div>
     </section>`;
 }
 
