@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -39,6 +40,13 @@ class Settings(BaseSettings):
     redis_url: str | None = Field(None, description="Redis for fan-out across instances; unset = single instance")
     host: str = Field("127.0.0.1", description="address `python -m app serve` listens on (`0.0.0.0` in the image)")
     port: int = Field(8000, description="port `python -m app serve` listens on")
+    public_url: str | None = Field(
+        None,
+        max_length=512,
+        description="the address friends open, e.g. `https://dice.example.org` or `http://192.168.1.20:8000` "
+        "(http or https, with the root path if any): the web client's invite links, copy and QR code use it; "
+        "unset = the address the page was opened at",
+    )
     log_level: Literal["critical", "error", "warning", "info", "debug"] = Field(
         "info", description="the least severe log records written"
     )
@@ -108,6 +116,16 @@ class Settings(BaseSettings):
     metrics_token: SecretStr | None = Field(
         None, description="if set, `GET /metrics` needs `Authorization: Bearer <token>` (401 otherwise); unset = open"
     )
+
+    @field_validator("public_url")
+    @classmethod
+    def _public_url(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        parts = urlsplit(value.strip())
+        if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+            raise ValueError("public_url is an http:// or https:// address without query or fragment")
+        return f"{parts.scheme}://{parts.netloc}{parts.path.rstrip('/')}/"
 
     @field_validator("database_url")
     @classmethod

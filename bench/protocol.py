@@ -17,7 +17,10 @@ Reported per configuration:
 - server CPU milliseconds per action (``/proc/PID/stat``).
 
 The ratios in the last columns are each configuration's over protocol 1
-without compression, measured in the same run.
+without compression, measured in the same run. With ``--repeat N`` the four
+configurations run N times, in turns (1, 2, 1 deflate, 2 deflate, then
+again), and each figure is the median of its N runs: the CPU of a shared
+machine drifts over a minute, and taking turns spreads the drift over all.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ import argparse
 import asyncio
 import json
 import random
+import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -160,16 +165,35 @@ def run_config(protocol: int, compression: bool, rooms: int, seats: int, concurr
             return asyncio.run(main())
 
 
+def _median(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One configuration's runs as one row: the median of each figure."""
+    row = dict(runs[0])
+    for key, value in runs[0].items():
+        if isinstance(value, int | float) and not isinstance(value, bool) and key != "protocol":
+            row[key] = statistics.median(run[key] for run in runs)
+    row["runs"] = len(runs)
+    return row
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.protocol", description=__doc__.split("\n\n")[0])
     parser.add_argument("--rooms", type=int, default=12)
     parser.add_argument("--seats", type=int, default=4)
     parser.add_argument("--concurrency", type=int, default=4, help="rooms played at once")
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each configuration, in turns (medians)")
     parser.add_argument("--json", type=Path, help="where to write the results")
     args = parser.parse_args(argv)
-    rows = [run_config(p, c, args.rooms, args.seats, args.concurrency) for p, c in CONFIGS]
+    runs: list[list[dict[str, Any]]] = [[] for _ in CONFIGS]
+    for _ in range(args.repeat):
+        for index, (p, c) in enumerate(CONFIGS):
+            runs[index].append(run_config(p, c, args.rooms, args.seats, args.concurrency))
+    rows = [_median(each) for each in runs]
     base = rows[0]
-    print(f"\n{args.rooms} games of {args.seats}-seat Yahtzee per configuration, every seat on a socket\n")
+    print(
+        f"\n{args.rooms} games of {args.seats}-seat Yahtzee per configuration, every seat on a socket"
+        + (f"; medians of {args.repeat} runs each, in turns" if args.repeat > 1 else "")
+        + "\n"
+    )
     print(
         "| protocol | deflate | payload B/event/member | wire B/event/member | CPU ms/action | payload | wire | CPU |"
     )
@@ -183,7 +207,11 @@ def main(argv: list[str] | None = None) -> None:
             f"| {row['wire_bytes_per_member_event'] / base['wire_bytes_per_member_event']:.1%} "
             f"| {row['server_cpu_ms_per_action'] / base['server_cpu_ms_per_action']:.2f}x |"
         )
-    out = {"command": "python -m bench.protocol " + " ".join(argv or []), "rows": rows}
+    if args.repeat > 1:
+        ratios = [b["server_cpu_ms_per_action"] / a["server_cpu_ms_per_action"] for a, b in zip(*runs[:2], strict=True)]
+        print("\nprotocol 2 / protocol 1 CPU per action, run by run: " + ", ".join(f"{r:.2f}x" for r in ratios))
+    command = "python -m bench.protocol " + " ".join(sys.argv[1:] if argv is None else argv)
+    out = {"command": command, "rows": rows, "runs": runs}
     path = args.json or Path("bench/results") / f"protocol-{time.strftime('%Y%m%d-%H%M%S')}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(out, indent=2))

@@ -26,7 +26,7 @@ from .services import unavailable
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def wait_http(url: str, timeout: float = 20.0) -> None:
+def wait_http(url: str, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while True:
         try:
@@ -35,7 +35,7 @@ def wait_http(url: str, timeout: float = 20.0) -> None:
         except httpx.HTTPError:
             pass
         if time.monotonic() > deadline:
-            raise TimeoutError(f"{url} did not come up")
+            raise TimeoutError(f"{url} did not come up in {timeout:.0f} s")
         time.sleep(0.05)
 
 
@@ -94,9 +94,9 @@ def server_process(env: dict[str, str]) -> Iterator[LiveServer]:
     try:
         try:
             wait_http(f"http://127.0.0.1:{port}/api/health")
-        except TimeoutError:
+        except TimeoutError as error:
             process.kill()
-            raise RuntimeError(Path(log.name).read_text()) from None
+            raise RuntimeError(f"{error}; its log:\n{Path(log.name).read_text()}") from None
         yield LiveServer(port, process.pid)
     finally:
         process.terminate()

@@ -4,7 +4,10 @@ Every message it sends or receives is checked against the protocol's JSON
 Schema (``GET /api/protocol.json``): the client's against ``ClientMessage``,
 the server's against ``ServerMessageV1`` or ``V2`` as the hello asked. With
 protocol 2 it keeps the room by applying each event's patch (with the
-``jsonpatch`` library, an implementation independent of the server's)."""
+``jsonpatch`` library, an implementation independent of the server's), and
+puts back the ``data`` protocol 2 leaves out of ``turn_started``, ``kept``
+and ``rolled`` from that room, checking that it is the room at the event's
+version (the event as received is kept in ``raw``)."""
 
 import asyncio
 import json
@@ -30,6 +33,21 @@ def check(kind: str, message: dict[str, Any]) -> None:
     assert not errors, f"{kind} does not hold: {message}\n{errors[0].message}"
 
 
+def with_data(event: dict[str, Any], room: dict[str, Any]) -> dict[str, Any]:
+    """A protocol 2 event that left out its data, with the data read from
+    ``room``, which must be the room at its version (docs/api.md "Protocol 2")."""
+    assert event["type"] in ("turn_started", "kept", "rolled"), event
+    assert room["version"] == event["version"], f"event {event} without data, but the room is at {room['version']}"
+    game = room["game"]
+    turn = game["turn"]
+    data = {
+        "turn_started": lambda: {"player_id": turn["player_id"], "round": game["round"], "deadline": game["deadline"]},
+        "kept": lambda: {"kept": turn["kept"]},
+        "rolled": lambda: {"dice": turn["dice"], "kept": turn["kept"], "rolls_left": turn["rolls_left"]},
+    }[event["type"]]()
+    return {**event, "data": data}
+
+
 class Player:
     def __init__(
         self, ws: ClientConnection, welcome: dict[str, Any], after: int | None = None, protocol: int = 1
@@ -40,7 +58,8 @@ class Player:
         self.room: dict[str, Any] = welcome["room"]  # protocol 2: the room, kept by the patches
         # with `after`, the events after it follow the welcome
         self.base = welcome["room"]["version"] if after is None else after
-        self.seen: list[dict[str, Any]] = []  # every event received, in order
+        self.seen: list[dict[str, Any]] = []  # every event received, in order (protocol 2: data put back)
+        self.raw: list[dict[str, Any]] = []  # every event message as received
         self.other: list[dict[str, Any]] = []  # acks, errors, presence, pongs
 
     @classmethod
@@ -68,8 +87,12 @@ class Player:
     async def recv(self, timeout: float = 5.0) -> dict[str, Any]:
         message = json.loads(await asyncio.wait_for(self.ws.recv(), timeout))
         check(f"ServerMessageV{self.protocol}", message)
+        if message["type"] == "event":
+            self.raw.append(message)
         if message["type"] == "event" and self.protocol == 2:
             self.room = jsonpatch.apply_patch(self.room, message["patch"])
+            if "data" not in message["event"]:
+                message = {**message, "event": with_data(message["event"], self.room)}
         (self.seen if message["type"] == "event" else self.other).append(message)
         return message
 

@@ -268,7 +268,7 @@ class AnalysisService:
         for event in events:
             if event["type"] == "scored" and self._worth_warming(code, room):
                 self._spawn(self._warm(code))
-            elif event["type"] == "game_finished":
+            elif event["type"] == "game_finished" and self._can_review(room):
                 number = event["data"].get("number")
                 self._spawn(self._finished(code, number))
 
@@ -283,7 +283,13 @@ class AnalysisService:
         table is loaded: else a request gets 503 anyway). Checked on the
         action's path, so it reads nothing: a room nobody follows costs no
         query and no computation."""
-        if self.strategy is None or not self._is_followed(code):
+        return self._is_followed(code) and self._can_review(room)
+
+    def _can_review(self, room: JSON) -> bool:
+        """Whether the room's variant has its table loaded (else an analysis or
+        chances would only be refused with ``strategy_unavailable``: nothing to
+        start; a request later computes them once the table is there)."""
+        if self.strategy is None:
             return False
         return self.strategy.advisor(Variant.of(room["ruleset"], room.get("options"))) is not None
 

@@ -46,6 +46,10 @@ class CreateProfile(schemas._Body):
     name: schemas.Name
 
 
+class Rename(schemas._Body):
+    name: schemas.Name
+
+
 class Credentials(schemas._Body):
     username: Username
     password: Password
@@ -59,6 +63,7 @@ class SignIn(schemas._Body):
 
 
 CREATE_PROFILE = TypeAdapter(CreateProfile)
+RENAME = TypeAdapter(Rename)
 CREDENTIALS = TypeAdapter(Credentials)
 SIGN_IN = TypeAdapter(SignIn)
 
@@ -215,6 +220,16 @@ class BestOut(BaseModel):
     at: str = Field(json_schema_extra={"format": "date-time"})
 
 
+class PeriodRatingOut(BaseModel):
+    """The rating after the profile's last rated game of a month or ISO week (the period boards')."""
+
+    ruleset: schemas.Ruleset
+    period: Literal["month", "week"]
+    period_start: str
+    rating: RatingOut
+    at: str = Field(json_schema_extra={"format": "date-time"})
+
+
 class ExportOut(BaseModel):
     profile: MyProfileOut
     tokens: list[TokenOut]
@@ -222,6 +237,7 @@ class ExportOut(BaseModel):
     games: list[ResultOut]
     bests: list[BestOut]
     rating_history: list[RatingChangeOut]
+    period_ratings: list[PeriodRatingOut]
 
 
 class SeatTokenOut(BaseModel):
@@ -272,6 +288,22 @@ async def create_profile(request: Request, profiles: ProfilesDep, settings: Sett
 async def get_me(profiles: ProfilesDep, token: ProfileTokenDep) -> Response:
     auth = await profiles.authenticate(token)
     return ORJSONResponse(await profiles.profile(auth.profile_id, private=True))
+
+
+@router.patch(
+    "/profiles/me",
+    summary="Rename the profile (its seats keep the names they were taken with)",
+    response_model=MyProfileOut,
+    responses=_errors(401, 413, 422),
+    openapi_extra=request_body("Rename", RENAME),
+)
+async def rename_me(request: Request, profiles: ProfilesDep, settings: SettingsDep, token: ProfileTokenDep) -> Response:
+    body, oversize = await capped_body(request, settings.max_body_bytes)
+    if oversize is not None:
+        raise oversize
+    auth = await profiles.authenticate(token)
+    data = parse(RENAME, body)
+    return ORJSONResponse(await profiles.rename(auth, data.name))
 
 
 @router.delete(

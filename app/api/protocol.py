@@ -15,6 +15,7 @@ from functools import cache
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic.json_schema import SkipJsonSchema
 
 from app.realtime import CloseCode
 from app.rooms import ErrorCode
@@ -221,6 +222,71 @@ Event = Annotated[
     Field(discriminator="type"),
 ]
 
+# Protocol 2 leaves out the data of these three when the room the client
+# holds once the message's patch is applied is the room at the event's
+# version (app/realtime/messages.py, COMPACT_EVENTS): the data is in the room.
+_IN_THE_ROOM = (
+    "absent when the room the client holds after this message's patch is at the event's version "
+    "(the data is then in the room: {where}); present otherwise (events replayed for after, "
+    "but for the last one, and events read back from the log)"
+)
+
+
+def _no_default(schema: dict[str, Any]) -> None:
+    schema.pop("default", None)  # absent, not null
+
+
+class TurnStartedV2(_Event):
+    """Protocol 2's ``turn_started``."""
+
+    type: Literal["turn_started"]
+    data: TurnStartedData | SkipJsonSchema[None] = Field(
+        None,
+        description=_IN_THE_ROOM.format(
+            where="player_id = game.turn.player_id, round = game.round, deadline = game.deadline"
+        ),
+        json_schema_extra=_no_default,
+    )
+
+
+class KeptEventV2(_Event):
+    """Protocol 2's ``kept``."""
+
+    type: Literal["kept"]
+    data: KeptData | SkipJsonSchema[None] = Field(
+        None, description=_IN_THE_ROOM.format(where="kept = game.turn.kept"), json_schema_extra=_no_default
+    )
+
+
+class RolledV2(_Event):
+    """Protocol 2's ``rolled``."""
+
+    type: Literal["rolled"]
+    data: RolledData | SkipJsonSchema[None] = Field(
+        None,
+        description=_IN_THE_ROOM.format(where="dice, kept and rolls_left of game.turn"),
+        json_schema_extra=_no_default,
+    )
+
+
+EventOnV2 = Annotated[
+    PlayerJoined
+    | PlayerLeft
+    | SeatTokenRotated
+    | RoomClosed
+    | GameStarted
+    | TurnStartedV2
+    | KeptEventV2
+    | RolledV2
+    | Scored
+    | GameFinished
+    | TurnTimedOut
+    | PlayerAway
+    | PlayerBack
+    | PlayerResigned,
+    Field(discriminator="type"),
+]
+
 # -- what the server sends ---------------------------------------------------------------------
 
 
@@ -249,10 +315,11 @@ class PatchOp(BaseModel):
 
 class EventV2(BaseModel):
     """Protocol 2: the event and an RFC 6902 patch from the room the client
-    holds to the room after the event (often empty)."""
+    holds to the room after the event (often empty). ``turn_started``,
+    ``kept`` and ``rolled`` leave out ``data`` that room holds."""
 
     type: Literal["event"]
-    event: Event
+    event: EventOnV2
     patch: list[PatchOp]
 
 

@@ -48,6 +48,16 @@ Name = Annotated[
     _PATTERN,
     Field(description="1-32 characters after trimming outer whitespace; no control characters", examples=["Ana"]),
 ]
+PlayerName = Annotated[
+    str,
+    StringConstraints(max_length=256),
+    Field(
+        description="a player's name: Unicode NFC, whitespace collapsed and trimmed, 1-32 grapheme clusters, "
+        "no control or invisible characters; refused with name_empty, name_too_long or name_invalid "
+        "(docs/api.md, Names)",
+        examples=["Ana"],
+    ),
+]
 ClientId = Annotated[
     str,
     StringConstraints(min_length=1, max_length=64),
@@ -89,7 +99,7 @@ class CreateRoom(_Body):
         default_factory=CreateOptions, examples=[{"joker": "forced", "upper_first": False, "hints": True}]
     )
     max_players: int = Field(4, ge=1, le=MAX_PLAYERS)
-    name: Name
+    name: PlayerName
 
     model_config = ConfigDict(
         extra="forbid", json_schema_extra={"examples": [{"ruleset": "yacht", "name": "Ana", "max_players": 2}]}
@@ -97,7 +107,7 @@ class CreateRoom(_Body):
 
 
 class JoinRoom(_Body):
-    name: Name
+    name: PlayerName
 
 
 class QuickPlay(_Body):

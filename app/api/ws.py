@@ -234,7 +234,8 @@ class Session:
                     # The client holds the welcome's room; the replay ends at
                     # a later room only after dropped live events (see serve).
                     later = last and conn.view_version < upto
-                    conn.send_now(messages.event_v2(event, patch.replace_all(room) if later else []))
+                    # after the last one the client holds the room at its version
+                    conn.send_now(messages.event_v2(event, patch.replace_all(room) if later else [], last))
                     if later:
                         conn.view_version = upto
                 after = event["version"]

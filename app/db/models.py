@@ -240,8 +240,6 @@ class Best(Base):
     ``week`` with the period's first day): the ``best`` leaderboards read only this."""
 
     __tablename__ = "bests"
-    __table_args__ = (Index("ix_bests_board", "ruleset", "period", "period_start", "score", "achieved_at"),)
-
     profile_id: Mapped[str] = mapped_column(ForeignKey("profiles.id", ondelete="CASCADE"), primary_key=True)
     ruleset: Mapped[str] = mapped_column(String(32), primary_key=True)
     period: Mapped[str] = mapped_column(String(8), primary_key=True)
@@ -252,11 +250,33 @@ class Best(Base):
     achieved_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
+# the best board's order (score DESC, achieved_at, profile_id), covering its page (index-only on PostgreSQL)
+Index(
+    "ix_bests_board",
+    Best.ruleset,
+    Best.period,
+    Best.period_start,
+    Best.score.desc(),
+    Best.achieved_at,
+    Best.profile_id,
+    postgresql_include=["room_code", "game_number"],
+)
+
+
 class Rating(Base):
     """A profile's OpenSkill (Plackett-Luce) rating in one rule set; ``ordinal`` = mu - 3 sigma orders boards."""
 
     __tablename__ = "ratings"
-    __table_args__ = (Index("ix_ratings_board", "ruleset", "ordinal"),)
+    __table_args__ = (
+        # read backwards: ordinal DESC, profile_id DESC, covering the page
+        Index(
+            "ix_ratings_board",
+            "ruleset",
+            "ordinal",
+            "profile_id",
+            postgresql_include=["mu", "sigma", "games", "updated_at"],
+        ),
+    )
 
     profile_id: Mapped[str] = mapped_column(ForeignKey("profiles.id", ondelete="CASCADE"), primary_key=True)
     ruleset: Mapped[str] = mapped_column(String(32), primary_key=True)
@@ -265,6 +285,36 @@ class Rating(Base):
     ordinal: Mapped[float] = mapped_column(Float)
     games: Mapped[int] = mapped_column(Integer, default=0)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class PeriodRating(Base):
+    """A profile's rating as of its last rated game in one month or ISO week
+    (``period_start``: the period's first day), and its game count then: the
+    ``month`` and ``week`` rating boards read only this. Kept when a rating
+    changes (app/profiles/service.py)."""
+
+    __tablename__ = "period_ratings"
+    __table_args__ = (
+        Index(
+            "ix_period_ratings_board",
+            "ruleset",
+            "period",
+            "period_start",
+            "ordinal",
+            "profile_id",
+            postgresql_include=["mu", "sigma", "games", "updated_at"],
+        ),
+    )
+
+    profile_id: Mapped[str] = mapped_column(ForeignKey("profiles.id", ondelete="CASCADE"), primary_key=True)
+    ruleset: Mapped[str] = mapped_column(String(32), primary_key=True)
+    period: Mapped[str] = mapped_column(String(8), primary_key=True)
+    period_start: Mapped[str] = mapped_column(String(10), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    ordinal: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
 class RatingChange(Base):

@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Literal
+from typing import Literal, Protocol
 
 from sqlalchemy import Integer, delete, func, select, update
 from sqlalchemy.exc import IntegrityError
@@ -30,6 +30,7 @@ from app.db import Database, Event, Game, Player, Room
 from app.db.models import (
     Best,
     GameResult,
+    PeriodRating,
     Profile,
     ProfileCredential,
     ProfileToken,
@@ -122,6 +123,14 @@ class ProfileService:
         async with self.db.read() as session:
             profile = await self._profile(session, profile_id)
             return await self._view(session, profile, private=private)
+
+    async def rename(self, auth: ProfileAuth, name: str) -> JSON:
+        """Give the profile a new name (seats and results keep the names they were made with)."""
+        async with self.db.write() as session:
+            profile = await self._profile(session, auth.profile_id)
+            profile.name = name
+            await session.flush()
+            return await self._view(session, profile, private=True)
 
     # -- sign-in ------------------------------------------------------------------------------
 
@@ -344,6 +353,14 @@ class ProfileService:
             row.mu, row.sigma, row.ordinal = new.mu, new.sigma, ratings.ordinal(new.mu, new.sigma)
             row.games = (row.games or 0) + 1
             row.updated_at = at
+            for period in ("month", "week"):
+                key = (result.profile_id, ruleset, period, period_start(period, at))
+                held = await session.get(PeriodRating, key)
+                if held is None:
+                    held = PeriodRating(profile_id=key[0], ruleset=key[1], period=key[2], period_start=key[3])
+                    session.add(held)
+                held.mu, held.sigma, held.ordinal, held.games = row.mu, row.sigma, row.ordinal, row.games
+                held.updated_at = at
             session.add(
                 RatingChange(
                     profile_id=result.profile_id,
@@ -433,52 +450,69 @@ class ProfileService:
     async def leaderboard(
         self, ruleset: str, kind: Kind, period: Period, offset: int, limit: int, now: datetime | None = None
     ) -> JSON:
+        """One page of a board. Each query reads its page from one index in the
+        board's order (``ix_bests_board``, ``ix_ratings_board``,
+        ``ix_period_ratings_board``: index-only on PostgreSQL) and joins the
+        names of that page only."""
         start = period_start(period, now or utcnow())
         async with self.db.read() as session:
             entries: list[JSON] = []
             if kind == "best":
-                stmt = (
-                    select(Best, Profile.name)
-                    .join(Profile, Profile.id == Best.profile_id)
+                best = (
+                    select(Best.profile_id, Best.score, Best.achieved_at, Best.room_code, Best.game_number)
                     .where(Best.ruleset == ruleset, Best.period == period, Best.period_start == start)
                     .order_by(Best.score.desc(), Best.achieved_at, Best.profile_id)
                     .offset(offset)
                     .limit(limit + 1)
+                    .subquery()
                 )
-                for best, name in (await session.execute(stmt)).all():
+                stmt = (
+                    select(best, Profile.name)
+                    .join(Profile, Profile.id == best.c.profile_id)
+                    .order_by(best.c.score.desc(), best.c.achieved_at, best.c.profile_id)
+                )
+                for row in (await session.execute(stmt)).all():
                     entries.append(
                         {
                             "rank": offset + len(entries) + 1,
-                            "profile_id": best.profile_id,
-                            "name": name,
-                            "score": best.score,
+                            "profile_id": row.profile_id,
+                            "name": row.name,
+                            "score": row.score,
                             "rating": None,
-                            "game": _game_ref(best.room_code, best.game_number),
-                            "at": iso_utc(best.achieved_at),
+                            "game": _game_ref(row.room_code, row.game_number),
+                            "at": iso_utc(row.achieved_at),
                         }
                     )
             else:
-                where = [Rating.ruleset == ruleset]
-                if period != "all":
-                    where.append(Rating.updated_at >= datetime.fromisoformat(start).replace(tzinfo=UTC))
-                stmt2 = (
-                    select(Rating, Profile.name)
-                    .join(Profile, Profile.id == Rating.profile_id)
+                # all time: the ratings themselves; a month or week: each
+                # profile's rating after its last rated game in it
+                table = Rating if period == "all" else PeriodRating
+                where = [table.ruleset == ruleset]
+                if table is PeriodRating:
+                    where += [PeriodRating.period == period, PeriodRating.period_start == start]
+                rated = (
+                    select(table.profile_id, table.mu, table.sigma, table.ordinal, table.games, table.updated_at)
                     .where(*where)
-                    .order_by(Rating.ordinal.desc(), Rating.profile_id.desc())
+                    .order_by(table.ordinal.desc(), table.profile_id.desc())
                     .offset(offset)
                     .limit(limit + 1)
+                    .subquery()
                 )
-                for rating, name in (await session.execute(stmt2)).all():
+                stmt = (
+                    select(rated, Profile.name)
+                    .join(Profile, Profile.id == rated.c.profile_id)
+                    .order_by(rated.c.ordinal.desc(), rated.c.profile_id.desc())
+                )
+                for row in (await session.execute(stmt)).all():
                     entries.append(
                         {
                             "rank": offset + len(entries) + 1,
-                            "profile_id": rating.profile_id,
-                            "name": name,
+                            "profile_id": row.profile_id,
+                            "name": row.name,
                             "score": None,
-                            "rating": _rating_view(rating),
+                            "rating": _rating_view(row),
                             "game": None,
-                            "at": iso_utc(rating.updated_at),
+                            "at": iso_utc(row.updated_at),
                         }
                     )
         more = len(entries) > limit
@@ -569,6 +603,13 @@ class ProfileService:
                     select(RatingChange).where(RatingChange.profile_id == pid).order_by(RatingChange.id)
                 )
             ).scalars()
+            periods = (
+                await session.execute(
+                    select(PeriodRating)
+                    .where(PeriodRating.profile_id == pid)
+                    .order_by(PeriodRating.ruleset, PeriodRating.period, PeriodRating.period_start)
+                )
+            ).scalars()
             return {
                 "profile": view,
                 "tokens": [{"kind": t.kind, "created_at": iso_utc(t.created_at)} for t in tokens],
@@ -596,6 +637,16 @@ class ProfileService:
                     for b in bests
                 ],
                 "rating_history": [_change_view(c) for c in changes],
+                "period_ratings": [
+                    {
+                        "ruleset": r.ruleset,
+                        "period": r.period,
+                        "period_start": r.period_start,
+                        "rating": _rating_view(r),
+                        "at": iso_utc(r.updated_at),
+                    }
+                    for r in periods
+                ],
             }
 
     async def delete(self, auth: ProfileAuth) -> None:
@@ -671,7 +722,18 @@ def _game_ref(code: str, number: int) -> JSON:
     return {"room_code": code, "number": number, "replay": replay_path(code, number)}
 
 
-def _rating_view(rating: Rating) -> JSON:
+class _Rated(Protocol):
+    @property
+    def mu(self) -> float: ...
+    @property
+    def sigma(self) -> float: ...
+    @property
+    def ordinal(self) -> float: ...
+    @property
+    def games(self) -> int: ...
+
+
+def _rating_view(rating: _Rated) -> JSON:
     return {
         "mu": round(rating.mu, 4),
         "sigma": round(rating.sigma, 4),

@@ -303,7 +303,9 @@ class _PatchedEvent:
     if it already holds ``view`` (the action's second event) or the hub has
     no view for this event (read back from the log), an empty patch; else
     (right after a welcome the hub did not see) a replacement of the whole
-    room. Either way the socket then holds exactly the room at its version."""
+    room. Either way the socket then holds exactly the room at its version,
+    and when that is the room at the event's version, the event leaves out
+    what the room holds (:data:`messages.COMPACT_EVENTS`)."""
 
     def __init__(self, event: JSON, view: JSON | None, previous: bytes | None, previous_version: int) -> None:
         self.event = event
@@ -322,7 +324,9 @@ class _PatchedEvent:
                 ops = patch.diff(orjson.loads(self.previous), self.view)
             else:
                 ops = patch.replace_all(self.view)
-            data = self._encoded[kind] = messages.event_v2(self.event, ops)
+            # whichever the patch, the client then holds ``view`` (when there is one)
+            at_event = self.view is not None and self.view["version"] == self.event["version"]
+            data = self._encoded[kind] = messages.event_v2(self.event, ops, at_event)
         return data
 
     def for_connection(self, conn: Connection) -> str:

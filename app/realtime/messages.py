@@ -43,6 +43,16 @@ def event_v1(event: JSON, room: JSON | None) -> tuple[str, bytes | None]:
     return (b'{"type":"event","event":' + orjson.dumps(event) + b',"room":' + encoded + b"}").decode(), encoded
 
 
-def event_v2(event: JSON, patch: list[Op]) -> str:
-    """Protocol 2's ``event``: a JSON Patch instead of the room."""
+COMPACT_EVENTS = frozenset({"turn_started", "kept", "rolled"})
+"""Protocol 2 leaves these events' ``data`` out when the client's room, once
+patched, is the room at the event's version: it is then all in the room
+(``game.round``, ``game.turn``; docs/api.md "Protocol 2")."""
+
+
+def event_v2(event: JSON, patch: list[Op], room_at_event: bool = False) -> str:
+    """Protocol 2's ``event``: a JSON Patch instead of the room. ``room_at_event``:
+    the room the client holds after ``patch`` is the room at this event's version,
+    so the ``data`` of :data:`COMPACT_EVENTS` is left out."""
+    if room_at_event and event["type"] in COMPACT_EVENTS:
+        event = {key: value for key, value in event.items() if key != "data"}
     return _text({"type": "event", "event": event, "patch": patch})

@@ -21,7 +21,9 @@ _OP_OVERHEAD = len(b'{"op":"replace","path":"","value":}')
 
 
 def pointer_token(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
+    if "~" in key or "/" in key:
+        return key.replace("~", "~0").replace("/", "~1")
+    return key
 
 
 def diff(old: Any, new: Any) -> list[Op]:
@@ -39,22 +41,32 @@ def replace_all(new: Any) -> list[Op]:
 def _diff(old: Any, new: Any, path: str, out: list[Op]) -> None:
     if old == new and type(old) is type(new):
         return
+    _changed(old, new, path, out)
+
+
+def _changed(old: Any, new: Any, path: str, out: list[Op]) -> None:
+    """``_diff`` of two values known to differ. (Equal members are skipped
+    before their paths are made: most of a room is unchanged.)"""
     if isinstance(old, dict) and isinstance(new, dict):
         ops: list[Op] = []
         for key in old:
             if key not in new:
                 ops.append({"op": "remove", "path": f"{path}/{pointer_token(key)}"})
         for key, value in new.items():
-            child = f"{path}/{pointer_token(key)}"
             if key in old:
-                _diff(old[key], value, child, ops)
+                before = old[key]
+                if before == value and type(before) is type(value):
+                    continue
+                _changed(before, value, f"{path}/{pointer_token(key)}", ops)
             else:
-                ops.append({"op": "add", "path": child, "value": value})
+                ops.append({"op": "add", "path": f"{path}/{pointer_token(key)}", "value": value})
         _cheaper(ops, new, path, out)
     elif isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
         ops = []
         for index, (a, b) in enumerate(zip(old, new, strict=True)):
-            _diff(a, b, f"{path}/{index}", ops)
+            if a == b and type(a) is type(b):
+                continue
+            _changed(a, b, f"{path}/{index}", ops)
         _cheaper(ops, new, path, out)
     else:
         out.append({"op": "replace", "path": path, "value": new})

@@ -48,6 +48,11 @@ class ErrorCode(StrEnum):
     STALE_VERSION = "stale_version"
     ID_REUSED = "id_reused"
     RESIGNED = "resigned"
+    # names (app.rooms.names)
+    NAME_EMPTY = "name_empty"
+    NAME_TOO_LONG = "name_too_long"
+    NAME_INVALID = "name_invalid"
+    NAME_TAKEN = "name_taken"
     # profiles
     USERNAME_TAKEN = "username_taken"
     # the server
@@ -72,6 +77,9 @@ STATUS = {
     "invalid_request": 422,
     "turn_seconds_out_of_range": 422,
     "invalid_cursor": 422,
+    "name_empty": 422,
+    "name_too_long": 422,
+    "name_invalid": 422,
     "rate_limited": 429,
     "internal_error": 500,
     "strategy_unavailable": 503,

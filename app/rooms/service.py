@@ -44,6 +44,7 @@ from . import secrets, views
 from .acting import Seen, decide
 from .bots import thinking_time
 from .errors import DomainError
+from .names import normalize_name, same_name
 from .types import ActionRequest, BotTurn, Outcome, Presence, Publisher, Seat
 from .views import JSON, event_json, event_view, game_view, player_view, room_view
 
@@ -260,6 +261,7 @@ class RoomService(RoomReader):
         """A new room with its creator seated as host: (room, player, token).
         ``profile_id`` links the seat to a profile (``app.profiles``)."""
         room_options = self.check_options(ruleset, options, self.turn_seconds_min)
+        name = normalize_name(name)
         if not 1 <= max_players <= MAX_PLAYERS:
             raise DomainError("invalid_request", f"max_players is 1 to {MAX_PLAYERS}")
         token = secrets.new_token()
@@ -289,12 +291,17 @@ class RoomService(RoomReader):
         return view, self._pv(player, room), token
 
     async def join(self, code: str, name: str, profile_id: str | None = None) -> tuple[JSON, str]:
-        """A new seat (``profile_id``: linked to that profile): (player, token)."""
+        """A new seat (``profile_id``: linked to that profile): (player, token).
+        The name is normalized (app.rooms.names); one already seated in the
+        room (without regard to case) is refused with ``name_taken``."""
+        name = normalize_name(name)
         token = secrets.new_token()
         changes = _Changes()
         async with self.db.write() as session:
             room = await self._room(session, code, lock=True)
             seated = await self._free_seats(session, room, "players")
+            if any(same_name(p.name, name) for p in seated):
+                raise DomainError("name_taken", f"someone in this room is called {name!r} already")
             player = self._seat(room, name, len(seated), token)
             player.profile_id = profile_id
             session.add(player)
@@ -442,6 +449,9 @@ class RoomService(RoomReader):
             seated = await self._free_seats(session, room, "bots")
             same = sum(1 for p in seated if p.bot == level)
             name = f"{level.capitalize()} bot" + (f" {same + 1}" if same else "")
+            while any(same_name(p.name, name) for p in seated):  # a person took the bot's name
+                same += 1
+                name = f"{level.capitalize()} bot {same + 1}"
             player = self._seat(room, name, len(seated), None, bot=level)
             session.add(player)
             await session.flush()

@@ -1,6 +1,8 @@
 """The web client: static HTML, CSS and JavaScript modules, served at ``/``,
-at ``/r/{code}`` (a room's shareable link) and at ``/rules/{ruleset}``
-(how to play).
+at ``/r/{code}`` (a room's shareable link), at ``/rules/{ruleset}``
+(how to play), and at the pages of players who come back: ``/r/{code}/games/{n}``
+(a game's replay), ``/profile``, ``/signin``, ``/history``, ``/stats``,
+``/stats/{profile_id}`` and ``/leaderboards``.
 
 The client is built on the JavaScript SDK (``clients/js/src``), served as it
 is at ``/static/sdk/``: one copy of the transport, no build step. Every URL the
@@ -44,19 +46,33 @@ def shell_version(*roots: Path) -> str:
     return digest.hexdigest()[:16]
 
 
+PUBLIC_URL_MARK = '<meta name="dicecup-public-url" content="">'
+
+
 def mount_web(app: FastAPI, static_dir: Path | None = None) -> None:
+    """Serve the client. The settings' ``public_url`` (``DICECUP_PUBLIC_URL``,
+    read at startup) goes into the page for the invite links: the address
+    friends open."""
     root = static_dir or STATIC
     sdk = sdk_dir()
     template = (root / "index.html").read_text(encoding="utf-8")
     if BASE_MARK not in template:
         raise RuntimeError(f"index.html must carry {BASE_MARK}")
+    if PUBLIC_URL_MARK not in template:
+        raise RuntimeError(f"index.html must carry {PUBLIC_URL_MARK}")
     worker = (root / "sw.js").read_text(encoding="utf-8").replace("__VERSION__", shell_version(root, sdk))
 
     async def page(request: Request) -> HTMLResponse:
         # The base is the root path the app is served under: every URL of the
         # client is relative to it. no-cache: a new release is picked up on the next visit.
         base = html.escape(request.scope.get("root_path", "").rstrip("/") + "/", quote=True)
-        return HTMLResponse(template.replace(BASE_MARK, f'<base href="{base}">'), headers={"cache-control": "no-cache"})
+        text = template.replace(BASE_MARK, f'<base href="{base}">')
+        settings = getattr(request.app.state, "settings", None)
+        public_url = settings.public_url if settings is not None else None
+        if public_url:
+            meta = f'<meta name="dicecup-public-url" content="{html.escape(public_url, quote=True)}">'
+            text = text.replace(PUBLIC_URL_MARK, meta)
+        return HTMLResponse(text, headers={"cache-control": "no-cache"})
 
     async def service_worker() -> Response:
         return Response(worker, media_type="text/javascript", headers={"cache-control": "no-cache"})
@@ -64,6 +80,10 @@ def mount_web(app: FastAPI, static_dir: Path | None = None) -> None:
     app.add_api_route("/", page, include_in_schema=False)
     app.add_api_route("/r/{code}", page, include_in_schema=False)
     app.add_api_route("/rules/{ruleset}", page, include_in_schema=False)  # how to play, client-side
+    # players who come back (client-side, js/pages.js): a game's replay, profile, sign-in, history, stats, boards
+    app.add_api_route("/r/{code}/games/{number}", page, include_in_schema=False)
+    for path in ("/profile", "/signin", "/history", "/stats", "/stats/{profile_id}", "/leaderboards"):
+        app.add_api_route(path, page, include_in_schema=False)
     app.add_api_route("/sw.js", service_worker, include_in_schema=False)
     app.mount("/static/sdk", StaticFiles(directory=sdk), name="sdk")
     app.mount("/static", StaticFiles(directory=root), name="static")

@@ -195,13 +195,16 @@ async def test_too_large_and_invalid(client, table: Table) -> None:
         {"ruleset": "yahtzee", "name": "A", "options": {"joker": "sometimes"}},
         {"ruleset": "yahtzee", "name": "A", "options": {"hints": "yes"}},
         {"ruleset": "yahtzee", "name": "A", "max_players": 9},
-        {"ruleset": "yahtzee", "name": "   "},
         {"ruleset": "yahtzee"},
         {"ruleset": "yahtzee", "name": "A", "colour": "red"},
     ],
 )
 async def test_create_room_invalid(client, body) -> None:
     check(await client.post("/api/rooms", json=body), 422, "invalid_request")
+
+
+async def test_a_blank_name_has_its_own_code(client) -> None:
+    check(await client.post("/api/rooms", json={"ruleset": "yahtzee", "name": "   "}), 422, "name_empty")
 
 
 async def test_events_query_validation(client, table: Table) -> None:

@@ -130,6 +130,7 @@ def test_profile_token_operations() -> None:
         ("POST", "/api/rooms/{code}/players"),
         ("POST", "/api/quickplay"),
         ("GET", "/api/profiles/me"),
+        ("PATCH", "/api/profiles/me"),
         ("DELETE", "/api/profiles/me"),
         ("GET", "/api/profiles/me/export"),
         ("GET", "/api/profiles/me/games"),

@@ -42,8 +42,13 @@ async def test_the_schema_is_served_and_valid(client) -> None:
     Draft202012Validator(document)  # a valid 2020-12 schema (it raises otherwise)
     defs = document["$defs"]
     events = {ref["$ref"].rsplit("/", 1)[1] for ref in defs["EventV2"]["properties"]["event"]["oneOf"]}
-    assert {"PlayerJoined", "PlayerLeft", "RoomClosed", "GameStarted", "TurnStarted"} <= events
-    assert {"KeptEvent", "Rolled", "Scored", "GameFinished"} <= events
+    assert {"PlayerJoined", "PlayerLeft", "RoomClosed", "GameStarted", "TurnStartedV2"} <= events
+    assert {"KeptEventV2", "RolledV2", "Scored", "GameFinished"} <= events
+    # protocol 2 may leave out the data of three events; protocol 1 never
+    for name in ("TurnStartedV2", "KeptEventV2", "RolledV2"):
+        assert "data" in defs[name]["properties"] and "data" not in defs[name]["required"]
+    for name in ("TurnStarted", "KeptEvent", "Rolled", "Scored"):
+        assert "data" in defs[name]["required"]
     assert 4429 in defs["CloseCode"]["enum"] and "rate_limited" in defs["ErrorCode"]["enum"]
 
 
@@ -91,8 +96,21 @@ async def test_protocol_2_patches_keep_the_room_over_a_whole_game(live) -> None:
         for client in (ana_ws, watcher, cy_ws):
             assert without_presence(client.room) == without_presence(final)
             assert client.versions() == list(range(client.versions()[0], final["version"] + 1))
+        # every event as protocol 1 has it, once its data is put back from the
+        # patched room (tests/wsclient.py checks that room is at the event's version)
+        events = {m["event"]["version"]: m["event"] for m in ben_ws.seen}
+        for client in (ana_ws, watcher, cy_ws):
+            for message in client.seen:
+                assert message["event"] == events[message["event"]["version"]]
+        bare = [m["event"]["type"] for m in watcher.raw if "data" not in m["event"]]
+        assert {"turn_started", "kept", "rolled"} == set(bare) and len(bare) > len(watcher.raw) / 2
+        # Cy's replayed events came with their data, but the last one (the welcome's room is at its version)
+        replayed = [m for m in cy_ws.raw if dropped_at < m["event"]["version"] <= cy_ws.welcome["room"]["version"]]
+        assert replayed and all("data" in m["event"] for m in replayed[:-1])
+        if replayed[-1]["event"]["type"] in ("turn_started", "kept", "rolled"):
+            assert "data" not in replayed[-1]["event"]
         # the patches are small: most events carry far less than the room
-        sizes = [len(json.dumps(m)) for m in watcher.seen]
+        sizes = [len(json.dumps(m)) for m in watcher.raw]
         full = [len(json.dumps(m)) for m in ben_ws.seen if m["room"] is not None]
         assert sum(sizes) / len(sizes) < 0.35 * sum(full) / len(full)
         for client in (ana_ws, ben_ws, cy_ws, watcher):

@@ -5,6 +5,7 @@ diffs; the room store's presence and subscriptions; the reconnect backoff."""
 import asyncio
 import copy
 import random
+from typing import Any
 
 import jsonpatch
 import pytest
@@ -157,3 +158,45 @@ def test_backoff_grows_with_jitter_and_a_ceiling() -> None:
         assert all(cap / 2 <= d <= cap for d in delays)
         assert len(delays) > 1  # jittered
     assert backoff.delay(10_000) <= 10
+
+
+def test_store_puts_back_the_data_protocol_2_leaves_out() -> None:
+    """turn_started, kept and rolled come without data when the patched room
+    is at their version: subscribers get them with it, read from the room."""
+    turn = {"player_id": "b", "dice": None, "kept": [False] * 5, "rolls_left": 3, "scorable": {}}
+    store = RoomStore()
+    store.reset({"version": 4, "players": [], "game": {"round": 2, "turn": turn, "deadline": None}})  # type: ignore[arg-type, typeddict-item]
+    seen = []
+    store.subscribe(lambda event, room: seen.append(event["data"]))
+
+    def bare(version: int, kind: str) -> Any:
+        return {"version": version, "type": kind, "player_id": "b", "at": ""}
+
+    store.apply(bare(5, "turn_started"), patch=[{"op": "replace", "path": "/version", "value": 5}])
+    store.apply(
+        bare(6, "rolled"),
+        patch=[
+            {"op": "replace", "path": "/version", "value": 6},
+            {"op": "replace", "path": "/game/turn/dice", "value": [3, 3, 1, 2, 6]},
+            {"op": "replace", "path": "/game/turn/rolls_left", "value": 2},
+        ],
+    )
+    store.apply(
+        bare(7, "kept"),
+        patch=[
+            {"op": "replace", "path": "/version", "value": 7},
+            {"op": "replace", "path": "/game/turn/kept", "value": [True, True, False, False, False]},
+        ],
+    )
+    with_data = {**bare(8, "rolled"), "data": {"dice": [3, 3, 3, 3, 3], "kept": [True] * 5, "rolls_left": 0}}
+    store.apply(with_data, patch=[{"op": "replace", "path": "/version", "value": 9}])  # data as it came
+    assert seen == [
+        {"player_id": "b", "round": 2, "deadline": None},
+        {"dice": [3, 3, 1, 2, 6], "kept": [False] * 5, "rolls_left": 2},
+        {"kept": [True, True, False, False, False]},
+        with_data["data"],
+    ]
+    # without data, and the room is not at the event's version: refused, not delivered bare
+    with pytest.raises(ValueError, match="no data"):
+        store.apply(bare(10, "kept"), patch=[{"op": "replace", "path": "/version", "value": 11}])
+    assert len(seen) == 4 and store.last_event == 8

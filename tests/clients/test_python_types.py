@@ -41,6 +41,9 @@ PAIRS = {
     "Rolled": "Rolled",
     "Scored": "Scored",
     "GameFinished": "GameFinished",
+    "TurnStartedV2": "TurnStartedV2",
+    "KeptV2": "KeptEventV2",
+    "RolledV2": "RolledV2",
     "Welcome": "Welcome",
     "EventMessageV1": "EventV1",
     "EventMessageV2": "EventV2",
@@ -75,6 +78,10 @@ def test_every_event_type() -> None:
     assert set(mapping) == set(t.EVENT_TYPES)
     union = {typing.get_args(typing.get_type_hints(typed)["type"])[0] for typed in typing.get_args(t.Event)}
     assert union == set(t.EVENT_TYPES)
+    on_v2 = {typing.get_args(typing.get_type_hints(typed)["type"])[0] for typed in typing.get_args(t.EventV2)}
+    assert on_v2 == set(t.EVENT_TYPES)
+    compact = {name for name, ref in mapping.items() if "data" not in defs()[ref.rsplit("/", 1)[1]]["required"]}
+    assert compact == set(t.COMPACT_EVENT_TYPES)
 
 
 def test_close_and_error_codes() -> None:

@@ -64,3 +64,29 @@ def test_many_small_changes_become_one_replace() -> None:
 def test_replace_all() -> None:
     assert jsonpatch.apply_patch({"a": 1}, replace_all({"b": 2})) == {"b": 2}
     assert apply_patch({"a": 1}, replace_all({"b": 2})) == {"b": 2}
+
+
+def test_changes_stay_at_their_leaves() -> None:
+    """A roll that keeps most of ``scorable``: each change at its own path
+    (the leaf), not a replacement of the turn or of the game."""
+    turn = {"player_id": "a", "dice": [1, 2, 3, 4, 5], "kept": [False] * 5, "rolls_left": 2}
+    boxes = ["ones", "twos", "threes", "fours", "fives", "sixes", "three_kind", "four_kind", "full_house"]
+    scorable = {box: i for i, box in enumerate([*boxes, "small_straight", "large_straight", "yahtzee", "chance"])}
+    old = {"version": 5, "game": {"round": 3, "turn": {**turn, "scorable": scorable}}}
+    changed = {**scorable, "fives": 0, "sixes": 6}
+    new = {
+        "version": 6,
+        "game": {
+            "round": 3,
+            "turn": {**turn, "dice": [1, 2, 3, 4, 6], "rolls_left": 1, "scorable": changed},
+        },
+    }
+    ops = diff(old, new)
+    assert [op["path"] for op in ops] == [
+        "/version",
+        "/game/turn/dice/4",
+        "/game/turn/rolls_left",
+        "/game/turn/scorable/fives",
+        "/game/turn/scorable/sixes",
+    ]
+    check(old, new)

@@ -193,3 +193,71 @@ async def test_one_thumb_layout_with_four_players_and_a_long_name(live, browser,
         await expect(game).to_have_attribute("data-my-turn", "false")
     assert await page.evaluate("window.scrollY") == 0
     assert console.errors == []
+
+
+@sizes
+async def test_names_are_refused_next_to_the_field_and_duplicates_in_a_room(live, browser, shots, size) -> None:  # noqa: F811
+    console = Console()
+    page = await open_page(browser, console, SIZES[size])
+    await page.goto(live.http + "/")
+    await page.fill("#create-name", "   ")
+    await page.click("#create-submit")
+    note = page.locator("#create-name-error")
+    await expect(note).to_have_text("Enter a name with at least one letter or digit.")
+    await expect(page.locator("#create-name")).to_have_attribute("aria-invalid", "true")
+    await expect(page.locator("#create-name")).to_have_attribute("aria-describedby", "create-name-error")
+    await expect(page.locator("#create-name")).to_be_focused()
+    await expect(page.locator("#toast")).to_be_hidden()
+    await page.fill("#create-name", "Ana\u200bB")
+    await expect(note).to_have_count(0)  # typing clears the message
+    await page.click("#create-submit")
+    await expect(note).to_have_text("A name cannot contain invisible or control characters.")
+    family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"
+    await page.fill("#create-name", f"  {family}   Ana\n")
+    await page.click("#create-submit")
+    await expect(page.locator("#lobby")).to_be_visible()
+    await expect(page.locator("#lobby .players li .name")).to_have_text(f"{family} Ana")
+    code = page.url.rsplit("/", 1)[1]
+    other = await open_page(browser, console, SIZES[size])
+    await other.goto(f"{live.http}/r/{code}")
+    await other.fill("#join-name", f"{family} ANA")
+    await other.click("#join-submit")
+    await expect(other.locator("#join-name-error")).to_have_text(
+        "Someone in this room already has that name. Choose another."
+    )
+    note_box, field = await box(other, "#join-name-error"), await box(other, "#join-name")
+    assert 0 <= note_box["y"] - (field["y"] + field["height"]) < 40  # right under the field
+    await other.screenshot(path=shots / f"playscreen-name-taken-{size}.png")
+    await other.fill("#join-name", "x" * 33)
+    await other.click("#join-submit")
+    await expect(other.locator("#join-name-error")).to_have_text("A name can have at most 32 characters.")
+    await other.fill("#join-name", "Ben")
+    await other.click("#join-submit")
+    await expect(other.locator("#lobby .players li:has-text('Ben') .tag")).to_have_text("you")
+    # the refusals themselves (422, 409) are the only errors the browser logs
+    assert [e for e in console.errors if "status of 422" not in e and "status of 409" not in e] == []
+
+
+@sizes
+async def test_bad_and_unknown_codes_go_home_with_a_message_and_copy_is_honest(live, browser, shots, size) -> None:  # noqa: F811
+    console = Console()
+    page = await open_page(browser, console, SIZES[size])
+    for path in ("/r/ab-12", "/r/%F0%9F%8E%B2"):
+        await page.goto(live.http + path)
+        await expect(page.locator("#toast")).to_contain_text("That is not a room code")
+        await expect(page.locator("#create-name")).to_be_visible()
+        assert page.url == live.http + "/"
+    await page.goto(live.http + "/r/ZZZZZZ")
+    await expect(page.locator("#toast")).to_have_text("There is no room with that code.")
+    await expect(page).to_have_url(live.http + "/")
+    await page.screenshot(path=shots / f"playscreen-bad-code-{size}.png")
+    # Copy link where nothing can be copied (no Clipboard API, the selection refused): it says so
+    code = await create_room(page, live.http, "Ana", "yacht", 2)
+    await page.evaluate(
+        "() => { Object.defineProperty(navigator, 'clipboard', {value: undefined, configurable: true});"
+        " document.execCommand = () => false; }"
+    )
+    await page.click("#copy-link")
+    await expect(page.locator("#toast")).to_contain_text("could not be copied")
+    assert await page.evaluate("getSelection().toString()") == f"{live.http}/r/{code}"
+    assert [e for e in console.errors if "status of 404" not in e] == []

@@ -43,6 +43,11 @@ export const ErrorCode = Object.freeze({
   STALE_VERSION: 'stale_version',
   ID_REUSED: 'id_reused',
   RESIGNED: 'resigned',
+  // names
+  NAME_EMPTY: 'name_empty',
+  NAME_TOO_LONG: 'name_too_long',
+  NAME_INVALID: 'name_invalid',
+  NAME_TAKEN: 'name_taken',
   USERNAME_TAKEN: 'username_taken',
   // the server
   STRATEGY_UNAVAILABLE: 'strategy_unavailable',

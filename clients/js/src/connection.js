@@ -6,11 +6,13 @@ import { FATAL_CLOSE_CODES, isFatalClose } from './codes.js';
 import { PatchError, applyPatch } from './patch.js';
 import { DicecupApi, DicecupError, socketUrl } from './rest.js';
 import { RoomStore } from './store.js';
+import { withData } from './events.js';
 
 /** @typedef {import('./types.js').Room} Room */
 /** @typedef {import('./types.js').Player} Player */
 /** @typedef {import('./types.js').Action} Action */
 /** @typedef {import('./types.js').RoomEvent} RoomEvent */
+/** @typedef {import('./types.js').WireEvent} WireEvent */
 /** @typedef {import('./types.js').ServerMessage} ServerMessage */
 /** @typedef {import('./types.js').ClientMessage} ClientMessage */
 /** @typedef {import('./types.js').WelcomeMessage} WelcomeMessage */
@@ -616,9 +618,11 @@ export class RoomConnection {
 
   /**
    * One event: bring the room up to it (patch, room or REST), then deliver
-   * it, and any event missed before it, exactly once.
+   * it, and any event missed before it, exactly once, with its data (read
+   * from the room when protocol 2 left it out, or over REST if the room
+   * held is not the room at the event's version).
    * @private
-   * @param {RoomEvent} event
+   * @param {WireEvent} event
    * @param {PatchOp[] | undefined} patch protocol 2
    * @param {Room | null | undefined} room protocol 1
    */
@@ -642,7 +646,9 @@ export class RoomConnection {
     } else if ((this.store.version ?? 0) < event.version) {
       this._stale = true;
     }
-    await this._deliver(event);
+    const delivered = this.version !== null && event.version <= this.version;
+    const full = withData(event, this.store.room) ?? (delivered ? null : await this._readEvent(event.version));
+    if (full !== null) await this._deliver(full);
     if (this._stale && this._queued <= 1) {
       // protocol 1: the last event we have came without its room: read it
       await this._resync(this.version ?? event.version);
@@ -676,6 +682,18 @@ export class RoomConnection {
       pending.resolve({ id: pending.id, version: acked });
       return false;
     });
+  }
+
+  /**
+   * One event as the REST API has it (with its data).
+   * @private
+   * @param {number} version
+   * @returns {Promise<RoomEvent>}
+   */
+  async _readEvent(version) {
+    const [event] = (await this.api.events(this.code, { after: version - 1, limit: 1 })).events;
+    if (event === undefined || event.version !== version) throw new Error(`room ${this.code} has no event ${version}`);
+    return event;
   }
 
   /**

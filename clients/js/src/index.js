@@ -5,6 +5,7 @@ export { ErrorCode, ERROR_CODES, isErrorCode, CloseCode, FATAL_CLOSE_CODES, isFa
 export { applyPatch, PatchError, parsePointer, escapeToken, jsonEqual } from './patch.js';
 export { DicecupApi, DicecupError, resolveBase, apiUrl, socketUrl } from './rest.js';
 export { RoomStore } from './store.js';
+export { withData, COMPACT_EVENT_TYPES } from './events.js';
 export { RoomConnection, ConnectionClosed, newActionId } from './connection.js';
 
 /** @typedef {import('./types.js').Room} Room */
@@ -14,6 +15,7 @@ export { RoomConnection, ConnectionClosed, newActionId } from './connection.js';
 /** @typedef {import('./types.js').Scorecard} Scorecard */
 /** @typedef {import('./types.js').Action} Action */
 /** @typedef {import('./types.js').RoomEvent} RoomEvent */
+/** @typedef {import('./types.js').WireEvent} WireEvent */
 /** @typedef {import('./types.js').PatchOp} PatchOp */
 /** @typedef {import('./types.js').ServerMessage} ServerMessage */
 /** @typedef {import('./types.js').ClientMessage} ClientMessage */

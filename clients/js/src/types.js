@@ -137,6 +137,20 @@
  *   | PlayerResignedEvent} RoomEvent
  */
 
+/**
+ * @template {{type: string, data: unknown}} E
+ * @typedef {Omit<E, 'data'> & {data?: E['data']}} WithoutData
+ */
+
+/**
+ * An event as protocol 2's event message carries it: turn_started, kept and
+ * rolled may leave out `data` (it is in the room once the patch is applied;
+ * the connection puts it back, see events.js), the others are as in RoomEvent.
+ * @typedef {PlayerJoinedEvent | PlayerLeftEvent | SeatTokenRotatedEvent | RoomClosedEvent | GameStartedEvent
+ *   | WithoutData<TurnStartedEvent> | WithoutData<KeptEvent> | WithoutData<RolledEvent> | ScoredEvent
+ *   | GameFinishedEvent | TurnTimedOutEvent | PlayerAwayEvent | PlayerBackEvent | PlayerResignedEvent} WireEvent
+ */
+
 // -- socket messages ------------------------------------------------------------------------
 
 /**
@@ -154,7 +168,7 @@
 
 /** @typedef {{type: 'welcome', protocol: 1 | 2, you: Player | null, room: Room}} WelcomeMessage */
 /** @typedef {{type: 'event', event: RoomEvent, room: Room | null}} EventMessageV1 */
-/** @typedef {{type: 'event', event: RoomEvent, patch: PatchOp[]}} EventMessageV2 */
+/** @typedef {{type: 'event', event: WireEvent, patch: PatchOp[]}} EventMessageV2 */
 /** @typedef {{type: 'presence', player_id: string, connected: boolean}} PresenceMessage */
 /** @typedef {{type: 'ack', id: string | null, version: number}} AckMessage */
 /** @typedef {{type: 'error', id: string | null, code: import('./codes.js').ErrorCodeValue, detail: string}} ErrorMessage */

@@ -388,6 +388,58 @@ test('a patch against a room the client does not hold: the room is read over RES
   conn.close();
 });
 
+test('protocol 2 events that leave out their data get it from the patched room, or over REST', async () => {
+  const { conn, sockets, state } = setup();
+  /** @type {any[]} */
+  const events = [];
+  conn.on('event', (e) => events.push(e));
+  const welcomed = conn.connect();
+  sockets[0].open();
+  const turn = { player_id: 'p2', dice: null, kept: [false, false, false, false, false], rolls_left: 3, scorable: {} };
+  const game = { number: 1, status: 'playing', round: 4, order: ['p1', 'p2'], rolloff: [], turn, scorecards: {}, winners: [], fairness: { commitment: 'c', seed: null }, deadline: '2026-01-01T00:01:00Z' };
+  sockets[0].receive({ type: 'welcome', protocol: 2, you: null, room: room(4, { game }) });
+  await welcomed;
+  const bare = (/** @type {number} */ version, /** @type {string} */ type) => ({ version, type, player_id: 'p2', at: '2026-01-01T00:00:00Z' });
+  sockets[0].receive({ type: 'event', event: bare(5, 'turn_started'), patch: [{ op: 'replace', path: '/version', value: 5 }] });
+  sockets[0].receive({
+    type: 'event',
+    event: bare(6, 'rolled'),
+    patch: [
+      { op: 'replace', path: '/version', value: 6 },
+      { op: 'replace', path: '/game/turn/dice', value: [1, 2, 3, 4, 6] },
+      { op: 'replace', path: '/game/turn/rolls_left', value: 2 },
+    ],
+  });
+  sockets[0].receive({
+    type: 'event',
+    event: bare(7, 'kept'),
+    patch: [
+      { op: 'replace', path: '/version', value: 7 },
+      { op: 'replace', path: '/game/turn/kept', value: [true, false, false, false, true] },
+    ],
+  });
+  await until(() => events.length === 3);
+  assert.deepEqual(events[0].data, { player_id: 'p2', round: 4, deadline: '2026-01-01T00:01:00Z' });
+  assert.deepEqual(events[1].data, { dice: [1, 2, 3, 4, 6], kept: [false, false, false, false, false], rolls_left: 2 });
+  assert.deepEqual(events[2].data, { kept: [true, false, false, false, true] });
+  assert.equal(state.gets, 0);
+  // a patch that does not apply: the room read over REST is at a later version, so the event is read too
+  const later = room(9, { game: { ...game, turn: { ...turn, dice: [6, 6, 6, 6, 6], rolls_left: 0 } } });
+  const rolled8 = { ...bare(8, 'rolled'), data: { dice: [5, 5, 5, 5, 5], kept: [false, false, false, false, false], rolls_left: 1 } };
+  /** @type {string[]} */
+  const urls = [];
+  /** @type {any} */ (conn.api)._fetch = async (/** @type {any} */ url) => {
+    urls.push(String(url));
+    const body = String(url).includes('/events') ? { events: [rolled8], version: 9, more: true } : later;
+    return new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
+  };
+  sockets[0].receive({ type: 'event', event: bare(8, 'rolled'), patch: [{ op: 'replace', path: '/nothing/here', value: 1 }] });
+  await until(() => events.length === 4);
+  assert.deepEqual(events[3], rolled8);
+  assert.deepEqual(urls.map((u) => u.replace(/^.*\/api/, '')), ['/rooms/ABCDEF', '/rooms/ABCDEF/events?after=7&limit=1']);
+  conn.close();
+});
+
 test('protocol 1: rooms from the messages, a null room read over REST when the queue is empty', async () => {
   const { conn, sockets, state } = setup({ protocol: 1, after: 2 });
   const welcomed = conn.connect();

@@ -20,7 +20,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from .errors import FATAL_CLOSE_CODES, ConnectionStopped, DicecupError, StopReason
 from .rest import socket_url
 from .store import EventCallback, PresenceCallback, RoomStore
-from .types import Action, Event, Player, Room
+from .types import Action, Event, EventV2, Player, Room
 
 if TYPE_CHECKING:
     from .rest import DicecupClient
@@ -335,10 +335,10 @@ class RoomConnection:
     def _dispatch(self, message: dict[str, Any]) -> None:
         kind = message.get("type")
         if kind == "event":
-            event = cast(Event, message["event"])
             if self.protocol == 2:
-                self.store.apply(event, patch=message.get("patch", []))
+                self.store.apply(cast(EventV2, message["event"]), patch=message.get("patch", []))
             else:
+                event = cast(Event, message["event"])
                 room = message.get("room")
                 self.store.apply(event, room=room)
                 if room is None and event["version"] > self._replay_until:

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from typing import Any, cast
 
 from .patch import apply_patch
-from .types import Event, Room
+from .types import Event, EventV2, Room, fill_data
 
 log = logging.getLogger("dicecup_client")
 
@@ -53,19 +53,22 @@ class RoomStore:
         self._changed()
 
     def apply(
-        self, event: Event, *, patch: Iterable[Mapping[str, Any]] | None = None, room: Room | None = None
+        self, event: Event | EventV2, *, patch: Iterable[Mapping[str, Any]] | None = None, room: Room | None = None
     ) -> bool:
         """An ``event`` message: protocol 2's ``patch`` is applied to the room
         held; protocol 1's ``room`` (when not null) replaces it. The event
-        goes to subscribers unless it was delivered already. True if it did."""
+        goes to subscribers unless it was delivered already, with its ``data``
+        (protocol 2 leaves out what the patched room holds: it is read back
+        from the room, see :func:`~dicecup_client.types.fill_data`). True if it did."""
         if patch is not None and self.room is not None:
             self.room = cast(Room, apply_patch(self.room, patch))
         elif room is not None:
             self.room = room
         fresh = event["version"] > self.last_event
         if fresh:
-            self.last_event = event["version"]
             assert self.room is not None
+            event = fill_data(event, self.room)
+            self.last_event = event["version"]
             for callback in list(self._callbacks):
                 try:
                     callback(event, self.room)

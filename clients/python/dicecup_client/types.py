@@ -8,7 +8,7 @@ copying them into objects. Events are a union discriminated by ``type``::
         event["data"]["dice"]  # narrowed to RolledData
 """
 
-from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
+from typing import Any, Literal, NotRequired, TypeAlias, TypedDict, cast
 
 Ruleset: TypeAlias = Literal["yahtzee", "yacht", "yatzy"]
 BotLevel: TypeAlias = Literal["optimal", "strong", "casual", "greedy"]
@@ -332,6 +332,80 @@ EVENT_TYPES = (
     "player_resigned",
 )
 
+# Protocol 2 leaves out the data of turn_started, kept and rolled when the room,
+# once patched, is the room at the event's version (it is all in the room): the
+# store puts it back (see fill_data), so subscribers always get an Event.
+
+
+class TurnStartedV2(TypedDict):
+    version: int
+    type: Literal["turn_started"]
+    player_id: str | None
+    data: NotRequired[TurnStartedData]
+    at: str
+
+
+class KeptV2(TypedDict):
+    version: int
+    type: Literal["kept"]
+    player_id: str | None
+    data: NotRequired[KeptData]
+    at: str
+
+
+class RolledV2(TypedDict):
+    version: int
+    type: Literal["rolled"]
+    player_id: str | None
+    data: NotRequired[RolledData]
+    at: str
+
+
+EventV2: TypeAlias = (
+    PlayerJoined
+    | PlayerLeft
+    | SeatTokenRotated
+    | RoomClosed
+    | GameStarted
+    | TurnStartedV2
+    | KeptV2
+    | RolledV2
+    | Scored
+    | GameFinished
+    | TurnTimedOut
+    | PlayerAway
+    | PlayerBack
+    | PlayerResigned
+)
+"""An event as protocol 2's ``event`` message carries it."""
+
+COMPACT_EVENT_TYPES = ("turn_started", "kept", "rolled")
+"""The event types whose ``data`` protocol 2 may leave out."""
+
+
+def fill_data(event: EventV2 | Event, room: Room) -> Event:
+    """``event`` with its ``data``: as it came, or (a protocol 2 event that left
+    it out) read from ``room``, which must be the room at the event's version.
+    Raises ``ValueError`` when the data is missing and cannot be read there."""
+    if "data" in event:
+        return cast(Event, event)
+    game = room["game"]
+    turn = game["turn"] if game is not None else None
+    if event["type"] not in COMPACT_EVENT_TYPES or room["version"] != event["version"] or turn is None:
+        raise ValueError(f"event {event['version']} ({event['type']}) has no data, and room {room['version']} lacks it")
+    assert game is not None
+    data: dict[str, Any]
+    if event["type"] == "turn_started":
+        data = {"player_id": turn["player_id"], "round": game["round"], "deadline": game["deadline"]}
+    elif event["type"] == "kept":
+        data = {"kept": list(turn["kept"])}
+    else:
+        if turn["dice"] is None:
+            raise ValueError(f"event {event['version']} (rolled) has no data, and the room's turn no dice")
+        data = {"dice": list(turn["dice"]), "kept": list(turn["kept"]), "rolls_left": turn["rolls_left"]}
+    return cast(Event, {**event, "data": data})
+
+
 # -- socket messages (server to client) -------------------------------------------------------
 
 
@@ -362,7 +436,7 @@ class EventMessageV1(TypedDict):
 
 class EventMessageV2(TypedDict):
     type: Literal["event"]
-    event: Event
+    event: EventV2
     patch: list[PatchOp]
 
 

@@ -10,6 +10,7 @@ import { attrs, esc, fill, focusFirst, keepFocus, reconcile, slot } from './dom.
 import { howToPlay } from './howto.js';
 import { has, language, loadCatalog, n, t } from './i18n.js';
 import { LANGUAGE_EVENT, mountLanguageSwitch } from './lang.js';
+import * as P from './pages.js';
 import { S, boxLabel, keptShown, me, myTurn, playerName, room as currentRoom } from './state.js';
 import * as V from './views.js';
 
@@ -65,11 +66,54 @@ function go(path) {
 
 window.addEventListener('popstate', route);
 
+/** A room code as the server makes them: six of its alphabet (app/rooms/secrets.py), any case. */
+const ROOM_CODE = /^[ABCDEFGHJKMNPQRSTUVWXYZ23456789]{6}$/;
+
+/** Copy `text`: the Clipboard API where the page may use it, else the selection; whether it worked. */
+async function copyText(text) {
+  if (navigator.clipboard && window.isSecureContext) {
+    try {
+      await navigator.clipboard.writeText(text);
+      return true;
+    } catch {
+      // no permission: try the selection
+    }
+  }
+  const area = document.createElement('textarea');
+  area.value = text;
+  area.setAttribute('readonly', '');
+  area.style.position = 'fixed';
+  area.style.opacity = '0';
+  document.body.append(area);
+  area.select();
+  let copied = false;
+  try {
+    copied = document.execCommand('copy');
+  } catch {
+    copied = false;
+  }
+  area.remove();
+  return copied;
+}
+
 function route() {
   const path = appPath();
-  const match = path.match(/^\/r\/([A-Za-z0-9]+)\/?$/);
+  const page = P.pageFor(path); // profiles, stats, leaderboards, history, replays (js/pages.js)
+  if (page) {
+    closeRoom();
+    statusLine.textContent = '';
+    page(app, { go, ask, rulesets: S.rulesets }).catch(showError);
+    return;
+  }
+  const match = path.match(/^\/r\/([^/]*)\/?$/);
   const rules = path.match(/^\/rules\/([a-z]+)\/?$/);
-  if (match) openRoom(match[1].toUpperCase());
+  if (match && !ROOM_CODE.test(decodeURIComponent(match[1]).toUpperCase())) {
+    // a malformed code (ab-12, an emoji): say so, and the address bar goes back home
+    closeRoom();
+    history.replaceState({}, '', appUrl(''));
+    renderHome();
+    flash(t('ps.bad_code'));
+  } else if (match) openRoom(match[1].toUpperCase());
   else if (rules && S.rulesets[rules[1]]) {
     closeRoom();
     statusLine.textContent = '';
@@ -107,10 +151,11 @@ function renderHome() {
   const jokerChoices = withJoker.length ? joker(S.rulesets[withJoker[0]]).choices : [];
   app.innerHTML = `
     <section class="card hero"><p>${esc(t('app.tagline'))}</p></section>
+    <section data-slot="profile"></section>
     <section class="card">
       <h1>${esc(t('home.create'))}</h1>
       <form data-form="create" class="stack">
-        <label>${esc(t('home.name'))}<input name="name" id="create-name" required maxlength="32" autocomplete="nickname" value="${esc(localStorage.getItem('dicecup.name') || '')}"></label>
+        <label>${esc(t('home.name'))}<input name="name" id="create-name" required maxlength="128" autocomplete="nickname" value="${esc(localStorage.getItem('dicecup.name') || '')}"></label>
         <div class="row">
           <label>${esc(t('home.ruleset'))}<select name="ruleset" id="create-ruleset">${options}</select></label>
           <label>${esc(t('home.seats'))}<select name="max_players" id="create-seats">${seatsOptions}</select></label>
@@ -151,6 +196,7 @@ function renderHome() {
   const sync = () => (app.querySelector('.options-joker').hidden = !joker(S.rulesets[select.value] || { options: {} }));
   select.addEventListener('change', sync);
   sync();
+  P.homeCard(app.querySelector('[data-slot="profile"]'));
 }
 
 async function createRoom(form) {
@@ -163,9 +209,9 @@ async function createRoom(form) {
   if (clock) options.turn_seconds = clock;
   if (spec.joker) options.joker = String(data.get('joker'));
   if (spec.upper_first) options.upper_first = data.get('upper_first') === 'on';
-  localStorage.setItem('dicecup.name', name);
-  const created = await api.createRoom({ ruleset: chosen, name, options, max_players: Number(data.get('max_players')) });
-  seats.set(created.room.code, { token: created.token, playerId: created.player.id, name });
+  const created = await P.createRoom({ ruleset: chosen, name, options, max_players: Number(data.get('max_players')) });
+  localStorage.setItem('dicecup.name', created.player.name);
+  seats.set(created.room.code, { token: created.token, playerId: created.player.id, name: created.player.name });
   go(`r/${created.room.code}`);
 }
 
@@ -185,6 +231,7 @@ async function openRoom(code) {
   } catch (error) {
     if (S.code !== code) return;
     S.code = null;
+    if (error instanceof DicecupError && error.code === 'room_not_found') history.replaceState({}, '', appUrl(''));
     renderHome();
     showError(error);
     return;
@@ -197,6 +244,7 @@ async function openRoom(code) {
   render();
   focusFirst(S.seat && room.host_id === S.seat.playerId ? ['#start-game', '#roll', '#room-title'] : ['#roll', '#join-name', '#room-title']);
   if (room.status === 'playing') fetchChances();
+  P.noteRoom(room, S.seat);
   fetchLog(code, room.version);
 }
 
@@ -289,6 +337,7 @@ function onUpdate(room, update) {
       S.rolledVersion = event.version;
     }
     if (event.type === 'scored' || event.type === 'game_started') fetchChances();
+    if (event.type === 'game_started' || event.type === 'game_finished') P.noteEvent(event, room, S.seat);
     // the polite live region says what the others did (and what my own roll gave)
     const line = V.logLine(event, S.log[0].name, started);
     if (line && (event.player_id !== me() || event.type === 'rolled')) announce(line);
@@ -551,16 +600,21 @@ async function onClick(event) {
       seats.set(played.room.code, { token: played.token, playerId: played.player.id, name });
       go(`r/${played.room.code}`);
     } else if (action === 'copy') {
-      const link = appUrl(`r/${room.code}`).href;
-      try {
-        await navigator.clipboard.writeText(link);
-      } catch {
-        const range = document.createRange();
-        range.selectNodeContents(document.getElementById('room-link'));
-        getSelection().removeAllRanges();
-        getSelection().addRange(range);
+      const link = V.inviteLink(room.code);
+      if (await copyText(link)) flash(t('room.copied'));
+      else {
+        // nothing could be copied (plain HTTP, no permission): the link is selected for the player to copy
+        const node = document.getElementById('room-link');
+        if (node) {
+          const range = document.createRange();
+          range.selectNodeContents(node);
+          getSelection().removeAllRanges();
+          getSelection().addRange(range);
+        }
+        flash(t('ps.copy_manual'));
       }
-      flash(t('room.copied'));
+    } else if (action === 'share') {
+      await navigator.share({ title: t('room.title', { code: room.code }), url: V.inviteLink(room.code) }).catch(() => {});
     } else if (action === 'toggle') {
       // a keep goes out even while a roll's answer is on its way: the socket keeps them in order
       toggle(Number(target.dataset.pos));
@@ -622,18 +676,43 @@ async function onSubmit(event) {
     else if (form.dataset.form === 'open') go(`r/${String(new FormData(form).get('code')).trim().toUpperCase()}`);
     else if (form.dataset.form === 'join') {
       const name = String(new FormData(form).get('name')).trim();
-      localStorage.setItem('dicecup.name', name);
-      const joined = await api.join(S.code, name);
-      S.seat = { token: joined.token, playerId: joined.player.id, name };
+      const joined = await P.join(S.code, name);
+      localStorage.setItem('dicecup.name', joined.player.name); // after: the form drawn again would lose its message
+      S.seat = { token: joined.token, playerId: joined.player.id, name: joined.player.name };
       seats.set(S.code, S.seat);
       connect();
       render();
     }
   } catch (error) {
-    showError(error);
+    if (!fieldError(form, error)) showError(error);
   } finally {
     if (submit && submit.isConnected) submit.disabled = false;
   }
+}
+
+/** A refusal of one field (a name: name_empty, name_too_long, name_invalid, name_taken) said next to it. */
+function fieldError(form, error) {
+  const code = error && error.code;
+  const input = form.querySelector('input[name="name"]');
+  if (!input || !/^name_/.test(String(code)) || !has(`error.${code}`)) return false;
+  let note = document.getElementById(`${input.id}-error`);
+  if (!note) {
+    note = document.createElement('p');
+    note.id = `${input.id}-error`;
+    note.className = 'field-error';
+    note.setAttribute('role', 'alert');
+    input.closest('label').after(note);
+    input.addEventListener('input', () => {
+      note.remove();
+      input.removeAttribute('aria-invalid');
+      input.removeAttribute('aria-describedby');
+    }, { once: true });
+  }
+  note.textContent = t(`error.${code}`);
+  input.setAttribute('aria-invalid', 'true');
+  input.setAttribute('aria-describedby', note.id);
+  input.focus();
+  return true;
 }
 
 app.addEventListener('click', onClick);
@@ -681,6 +760,7 @@ async function main() {
     showError(error);
   }
   route();
+  P.ensureProfile(); // a first visit makes this device's profile, silently
   if ('serviceWorker' in navigator) {
     // The app shell works offline and the client is installable (static/manifest.webmanifest).
     navigator.serviceWorker.register(appUrl('sw.js'), { scope: BASE.pathname }).catch(() => {});

@@ -19,15 +19,22 @@ function resumeOffer(room) {
   return `<button class="primary" data-action="resume" id="resume-seat">${esc(t('room.continue_as', { name: remembered.name || '?' }))}</button>`;
 }
 
+/** The room's invite link: under DICECUP_PUBLIC_URL when the server has one (the address friends open). */
+export function inviteLink(code) {
+  const configured = document.querySelector('meta[name="dicecup-public-url"]')?.content;
+  return configured ? new URL(`r/${code}`, configured).href : appUrl(`r/${code}`).href;
+}
+
 export function roomHeader(room) {
-  const link = appUrl(`r/${room.code}`).href;
+  const link = inviteLink(room.code);
   return `<section class="card room-head">${resumeOffer(room)}
       <div><h1 id="room-title" tabindex="-1">${esc(t('room.title', { code: room.code }))}</h1>
       <p class="muted">${esc(t(`ruleset.${room.ruleset}`))}${room.game ? ` · ${esc(t('game.title', { number: room.game.number }))}` : ''}</p>
       <p><a href="rules/${esc(room.ruleset)}" target="_blank" rel="noopener" id="rules-link">${esc(t('howto.title', { ruleset: t(`ruleset.${room.ruleset}`) }))}</a></p></div>
       <div class="share"><span class="muted">${esc(t('room.share'))}</span>
         <code id="room-link">${esc(link)}</code>
-        <button data-action="copy" id="copy-link">${esc(t('room.copy_link'))}</button></div>
+        <button data-action="copy" id="copy-link">${esc(t('room.copy_link'))}</button>
+        ${typeof navigator.share === 'function' ? `<button data-action="share" id="share-link">${esc(t('ps.share'))}</button>` : ''}</div>
     </section>`;
 }
 
@@ -61,7 +68,7 @@ export function lobbyActions(room) {
     actions = full
       ? `<p>${esc(t('room.full'))}</p>`
       : `<form data-form="join" class="row">
-          <label>${esc(t('home.name'))}<input name="name" id="join-name" required maxlength="32" value="${esc(localStorage.getItem('dicecup.name') || '')}"></label>
+          <label>${esc(t('home.name'))}<input name="name" id="join-name" required maxlength="128" value="${esc(localStorage.getItem('dicecup.name') || '')}"></label>
           <button class="primary" id="join-submit">${esc(t('room.join_submit'))}</button>
         </form><p class="muted">${esc(t('room.spectating'))}</p>`;
   } else if (isHost) {
