@@ -46,7 +46,7 @@ export function playerItems(room) {
   return room.players.map((p) => ({
     key: p.id,
     html: `<li data-player="${esc(p.id)}">
-        <span class="dot ${p.connected ? 'on' : ''}" title="${esc(t(p.connected ? 'room.online' : 'room.away'))}"></span>
+        <span class="dot ${p.connected && S.status === 'online' ? 'on' : ''}" title="${esc(t(p.connected && S.status === 'online' ? 'room.online' : 'room.away'))}"></span>
         <span class="name">${esc(p.name)}</span>
         ${p.id === me() ? `<span class="tag">${esc(t('room.you'))}</span>` : ''}
         ${p.host ? `<span class="tag">${esc(t('room.host'))}</span>` : ''}
