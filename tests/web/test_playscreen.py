@@ -296,3 +296,17 @@ async def test_your_turn_in_the_title_grey_dots_offline_and_latin_digits_in_arab
     await context.set_offline(False)
     await expect(page.locator("#game-players .dot.on")).to_have_count(2, timeout=20000)
     await context.close()
+
+
+@sizes
+async def test_a_solo_game_has_no_invite_and_no_roll_off(live, browser, size) -> None:  # noqa: F811
+    console = Console()
+    page = await open_page(browser, console, SIZES[size])
+    await create_room(page, live.http, "Nadia", "yacht", 1)
+    await expect(page.locator("#copy-link")).to_have_count(0)
+    await expect(page.locator("#room-link")).to_have_count(0)
+    await page.click("#start-game")
+    await expect(page.locator("#game")).to_have_attribute("data-my-turn", "true")
+    await expect(page.locator("#rolloff")).to_have_count(0)
+    await expect(page.locator("#copy-link")).to_have_count(0)
+    assert console.errors == []
