@@ -6,6 +6,8 @@ test-artifacts/screenshots/playscreen-*.png."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.async_api import Page, expect
 
@@ -261,3 +263,50 @@ async def test_bad_and_unknown_codes_go_home_with_a_message_and_copy_is_honest(l
     await expect(page.locator("#toast")).to_contain_text("could not be copied")
     assert await page.evaluate("getSelection().toString()") == f"{live.http}/r/{code}"
     assert [e for e in console.errors if "status of 404" not in e] == []
+
+
+@sizes
+async def test_your_turn_in_the_title_grey_dots_offline_and_latin_digits_in_arabic_locale(live, browser, size) -> None:  # noqa: F811
+    """An Arabic browser with the English UI: every number in Latin digits; my turn in the
+    tab's title; presence dots grey while this client is offline."""
+    console = Console()
+    context = await browser.new_context(viewport=SIZES[size], locale="ar-EG")
+    page = console.watch(await context.new_page())
+    await page.goto(live.http + "/?lang=en")
+    await expect(page.locator("html")).to_have_attribute("lang", "en")
+    await page.fill("#create-name", "Nadia")
+    await page.select_option("#create-ruleset", "yahtzee")
+    await page.select_option("#create-seats", "2")
+    await page.click("#create-submit")
+    await page.select_option("#bot-level", "greedy")
+    await page.click("#add-bot")
+    await page.click("#start-game")
+    game = page.locator("#game")
+    await expect(game).to_have_attribute("data-my-turn", "true", timeout=20000)
+    await expect(page).to_have_title(re.compile(r"^Your turn · Dicecup"))
+    await page.keyboard.press("r")
+    await rolled(page, 2)
+    text = await page.evaluate("document.body.innerText")
+    assert not re.search(r"[\u0660-\u0669\u06f0-\u06f9]", text), text
+    assert re.search(r"Round \d+ of 13", text) and "Upper section: 0 of 63" in text
+    await expect(page.locator("#game-players .dot.on")).to_have_count(2)
+    await context.set_offline(True)
+    await expect(page.locator("#status")).to_have_attribute("data-state", "offline")
+    await expect(page.locator("#game-players .dot.on")).to_have_count(0)
+    await context.set_offline(False)
+    await expect(page.locator("#game-players .dot.on")).to_have_count(2, timeout=20000)
+    await context.close()
+
+
+@sizes
+async def test_a_solo_game_has_no_invite_and_no_roll_off(live, browser, size) -> None:  # noqa: F811
+    console = Console()
+    page = await open_page(browser, console, SIZES[size])
+    await create_room(page, live.http, "Nadia", "yacht", 1)
+    await expect(page.locator("#copy-link")).to_have_count(0)
+    await expect(page.locator("#room-link")).to_have_count(0)
+    await page.click("#start-game")
+    await expect(page.locator("#game")).to_have_attribute("data-my-turn", "true")
+    await expect(page.locator("#rolloff")).to_have_count(0)
+    await expect(page.locator("#copy-link")).to_have_count(0)
+    assert console.errors == []

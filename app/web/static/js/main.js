@@ -285,7 +285,12 @@ function setStatus(status) {
   const key = status === 'online' && !S.seat ? 'status.spectator' : `status.${status}`;
   statusLine.textContent = t(key);
   statusLine.dataset.state = status;
+  if (currentRoom()) scheduleRender(); // presence dots are grey while this client itself is offline
 }
+
+// The browser knows first when this device goes offline; the socket may take a while to notice.
+window.addEventListener('offline', () => S.conn && setStatus('offline'));
+window.addEventListener('online', () => S.conn && S.conn.state && setStatus(STATES[S.conn.state] || 'connecting'));
 
 const STATES = { idle: 'connecting', connecting: 'connecting', open: 'online', reconnecting: 'offline', closed: 'refused' };
 
@@ -375,7 +380,8 @@ function render() {
 }
 
 function draw(room) {
-  document.title = `${t('app.title')} · ${room.code}`;
+  // my turn shows in the tab's title, for a player looking at another tab
+  document.title = myTurn() ? `${t('game.your_turn')} · ${t('app.title')} · ${room.code}` : `${t('app.title')} · ${room.code}`;
   if (!app.querySelector(':scope > [data-slot="head"]')) {
     app.innerHTML = '<p id="announce" class="sr-only" role="status" aria-live="polite"></p>';
     for (const key of ['head', 'game', 'end', 'lobby', 'log']) slot(app, key);

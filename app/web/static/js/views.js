@@ -31,10 +31,10 @@ export function roomHeader(room) {
       <div><h1 id="room-title" tabindex="-1">${esc(t('room.title', { code: room.code }))}</h1>
       <p class="muted">${esc(t(`ruleset.${room.ruleset}`))}${room.game ? ` · ${esc(t('game.title', { number: room.game.number }))}` : ''}</p>
       <p><a href="rules/${esc(room.ruleset)}" target="_blank" rel="noopener" id="rules-link">${esc(t('howto.title', { ruleset: t(`ruleset.${room.ruleset}`) }))}</a></p></div>
-      <div class="share"><span class="muted">${esc(t('room.share'))}</span>
+      ${room.max_players === 1 ? '' : `<div class="share"><span class="muted">${esc(t('room.share'))}</span>
         <code id="room-link">${esc(link)}</code>
         <button data-action="copy" id="copy-link">${esc(t('room.copy_link'))}</button>
-        ${typeof navigator.share === 'function' ? `<button data-action="share" id="share-link">${esc(t('ps.share'))}</button>` : ''}</div>
+        ${typeof navigator.share === 'function' ? `<button data-action="share" id="share-link">${esc(t('ps.share'))}</button>` : ''}</div>`}
     </section>`;
 }
 
@@ -46,7 +46,7 @@ export function playerItems(room) {
   return room.players.map((p) => ({
     key: p.id,
     html: `<li data-player="${esc(p.id)}">
-        <span class="dot ${p.connected ? 'on' : ''}" title="${esc(t(p.connected ? 'room.online' : 'room.away'))}"></span>
+        <span class="dot ${p.connected && S.status === 'online' ? 'on' : ''}" title="${esc(t(p.connected && S.status === 'online' ? 'room.online' : 'room.away'))}"></span>
         <span class="name">${esc(p.name)}</span>
         ${p.id === me() ? `<span class="tag">${esc(t('room.you'))}</span>` : ''}
         ${p.host ? `<span class="tag">${esc(t('room.host'))}</span>` : ''}
@@ -180,6 +180,7 @@ export function upperProgress(game) {
 }
 
 export function rolloff(game) {
+  if (game.order.length < 2) return ''; // a solo game has nobody to roll off against
   const rounds = game.rolloff
     .map(
       (round, r) => `<div class="rolloff-round">${r ? `<h3>${esc(t('game.rolloff_round', { round: r }))}</h3>` : ''}
