@@ -78,7 +78,10 @@ async def test_node_tests_against_a_live_server(node_modules: str, database_url:
     files = sorted(str(path.relative_to(JS)) for path in (JS / "test").glob("*.test.js"))
     assert files, "no clients/js/test/*.test.js"
     with server_in_thread(test_settings(database_url)) as server:
-        status, output = await run([node_modules, "--test", *files], {"DICECUP_URL": f"{server.http}/"})
+        status, output = await run(
+            [node_modules, "--test", "--test-force-exit", "--test-timeout=60000", *files],
+            {"DICECUP_URL": f"{server.http}/"},
+        )
     assert status == 0, f"node --test failed ({status}):\n{output}"
     summary = dict(re.findall(r"^# (tests|pass|fail|skipped) (\d+)$", output, re.MULTILINE))
     assert summary.get("fail") == "0" and summary.get("skipped") == "0", output

@@ -200,7 +200,7 @@ test('refusals are DicecupErrors with the code, over the socket and REST', live,
   await assert.rejects(rest.getRoom('NOPE00'), (error) => error instanceof DicecupError && error.code === 'room_not_found' && error.status === 404);
   await assert.rejects(rest.createRoom({ name: '' }), (error) => {
     assert.ok(error instanceof DicecupError);
-    assert.equal(error.code, ErrorCode.INVALID_REQUEST);
+    assert.equal(error.code, ErrorCode.NAME_EMPTY);
     assert.ok(Array.isArray(error.errors));
     return true;
   });
