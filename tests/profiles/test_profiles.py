@@ -5,7 +5,6 @@ deletion, on SQLite and PostgreSQL."""
 from __future__ import annotations
 
 import asyncio
-
 from typing import Any
 
 import httpx
