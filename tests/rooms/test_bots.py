@@ -108,7 +108,7 @@ async def test_the_hint_marks_what_the_optimal_bot_plays(database_url, strategy_
     async with AsyncExitStack() as stack:
         (http,) = await start_apps(stack, database_url, 1)
         table = Table(http)
-        await table.create("yahtzee", "Ana", max_players=2)
+        await table.create("yahtzee", "Ana", max_players=2, options={"hints": True})
         ben = await table.join("Ben")
         room = await table.start()
         first = room["game"]["turn"]["player_id"]
