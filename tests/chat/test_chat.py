@@ -89,13 +89,15 @@ async def test_limits_count_graphemes_not_code_points(client) -> None:
 
 
 async def test_who_may_chat(client) -> None:
-    table, ana, ben = await two_seats(client)
+    table, _ana, ben = await two_seats(client)
     other = Table(client)
     await other.create("yacht", "Cy")
     before = (await table.room())["version"]
     r = await say(table, None, text="hi")  # no token: a spectator does not write
     assert (r.status_code, r.json()["code"]) == (401, "unauthorized")
-    r = await client.post(f"/api/rooms/{table.code}/chat", json={"text": "hi"}, headers=other.auth(other.tokens[other.host]))
+    r = await client.post(
+        f"/api/rooms/{table.code}/chat", json={"text": "hi"}, headers=other.auth(other.tokens[other.host])
+    )
     assert (r.status_code, r.json()["code"]) == (403, "forbidden")  # a seat of another room
     r = await client.post("/api/rooms/NOROOM/chat", json={"text": "hi"}, headers=table.auth(table.tokens[ben]))
     assert (r.status_code, r.json()["code"]) == (404, "room_not_found")
@@ -109,7 +111,7 @@ async def test_who_may_chat(client) -> None:
 
 
 async def test_chat_off(client) -> None:
-    table, ana, ben = await two_seats(client, chat=False)
+    table, _ana, ben = await two_seats(client, chat=False)
     room = await table.room()
     assert room["options"]["chat"] is False
     for body in ({"text": "hi"}, {"reaction": "🎲"}):
@@ -213,7 +215,9 @@ async def test_racing_mutes_and_chat(client) -> None:
     table, ana, ben = await two_seats(client)
     before = (await table.room())["version"]
     results = await asyncio.gather(
-        *[say(table, ben, text=f"m{i}") for i in range(6)], mute(table, ana, ben), *[say(table, ben, text=f"n{i}") for i in range(6)]
+        *[say(table, ben, text=f"m{i}") for i in range(6)],
+        mute(table, ana, ben),
+        *[say(table, ben, text=f"n{i}") for i in range(6)],
     )
     chats = [r for r in results if r.request.url.path.endswith("/chat")]
     assert all(r.status_code in (201, 403) for r in chats), [r.text for r in chats]

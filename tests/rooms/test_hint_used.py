@@ -18,7 +18,9 @@ async def test_hints_default_by_seats(client) -> None:
         assert r.json()["room"]["options"]["hints"] is on
     for seats in (1, 3):
         for chosen in (True, False):
-            r = await client.post("/api/rooms", json={"name": "Ana", "max_players": seats, "options": {"hints": chosen}})
+            r = await client.post(
+                "/api/rooms", json={"name": "Ana", "max_players": seats, "options": {"hints": chosen}}
+            )
             assert r.json()["room"]["options"]["hints"] is chosen
     r = await client.post("/api/rooms", json={"name": "Ana", "max_players": 3, "options": {"hints": None}})
     assert r.json()["room"]["options"]["hints"] is False

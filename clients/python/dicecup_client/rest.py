@@ -158,9 +158,7 @@ class DicecupClient:
         """Roll, keep or score: ``{"version", "events", "room"}``."""
         return cast(ActionResult, await self.request("POST", f"{_room(code)}/actions", token=token, json=action))
 
-    async def chat(
-        self, code: str, token: str, *, text: str | None = None, reaction: Reaction | None = None
-    ) -> Chat:
+    async def chat(self, code: str, token: str, *, text: str | None = None, reaction: Reaction | None = None) -> Chat:
         """Say something (``text``: 1-200 characters) or react (``reaction``: one of
         ``REACTIONS``), as a seat: the ``chat`` event."""
         body: dict[str, str] = {"text": text} if text is not None else {"reaction": reaction or ""}
