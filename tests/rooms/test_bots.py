@@ -172,7 +172,7 @@ async def test_hints_off_and_tables_not_ready(database_url, tmp_path) -> None:
         r = await http.get(f"/api/rooms/{table.code}/hint", headers=table.auth(table.tokens[table.host]))
         assert (r.status_code, r.json()["code"]) == (403, "hints_disabled")
         other = Table(http)
-        await other.create("yacht", "Bo", max_players=2)
+        await other.create("yacht", "Bo", max_players=2, options={"hints": True})
         await add_bot(other, "optimal")  # plays greedily until the tables exist
         await other.start()
         room = await wait_for_turn(other, other.host)
