@@ -117,6 +117,12 @@ class GameFinishedData(_Data):
     seed: str
 
 
+class RematchData(_Data):
+    game: int
+    ready: list[str]
+    waiting: list[str]
+
+
 class _Event(BaseModel):
     version: int = Field(ge=1)
     player_id: str | None
@@ -204,6 +210,14 @@ class PlayerResigned(_Event):
     data: SeatData
 
 
+class RematchAccepted(_Event):
+    """The seat accepted to play again after game ``game``; once ``waiting`` is empty the next game starts
+    (its ``game_started`` follows in the same commit)."""
+
+    type: Literal["rematch_accepted"]
+    data: RematchData
+
+
 Event = Annotated[
     PlayerJoined
     | PlayerLeft
@@ -218,7 +232,8 @@ Event = Annotated[
     | TurnTimedOut
     | PlayerAway
     | PlayerBack
-    | PlayerResigned,
+    | PlayerResigned
+    | RematchAccepted,
     Field(discriminator="type"),
 ]
 
@@ -283,7 +298,8 @@ EventOnV2 = Annotated[
     | TurnTimedOut
     | PlayerAway
     | PlayerBack
-    | PlayerResigned,
+    | PlayerResigned
+    | RematchAccepted,
     Field(discriminator="type"),
 ]
 

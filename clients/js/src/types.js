@@ -77,6 +77,23 @@
  */
 
 /**
+ * @typedef {object} SeriesLine One player's line of the room's score pad
+ * @property {string} player_id
+ * @property {string | null} name the name they had
+ * @property {number} games finished games of the room the player played
+ * @property {number} total the series total: the sum of the player's totals over those games
+ * @property {number} wins
+ * @property {boolean} seated false: the player has left the room
+ */
+
+/**
+ * @typedef {object} Rematch Play again after the last game
+ * @property {number} game the game just finished
+ * @property {string[]} ready seats that accepted (bots at once)
+ * @property {string[]} waiting people still to accept (seats that resigned are not waited for)
+ */
+
+/**
  * @typedef {object} Room
  * @property {string} code
  * @property {Ruleset} ruleset
@@ -89,6 +106,8 @@
  * @property {Game | null} game
  * @property {GameSummary[]} games
  * @property {Record<string, Record<string, number>>} best
+ * @property {SeriesLine[]} series the score pad: each player's series total, seated players first
+ * @property {Rematch | null} rematch null unless the room's last game is finished
  */
 
 // -- actions ------------------------------------------------------------------------------
@@ -130,11 +149,12 @@
 /** @typedef {EventOf<'player_away', {player_id: string}>} PlayerAwayEvent */
 /** @typedef {EventOf<'player_back', {player_id: string}>} PlayerBackEvent */
 /** @typedef {EventOf<'player_resigned', {player_id: string}>} PlayerResignedEvent */
+/** @typedef {EventOf<'rematch_accepted', Rematch>} RematchAcceptedEvent */
 
 /**
  * @typedef {PlayerJoinedEvent | PlayerLeftEvent | SeatTokenRotatedEvent | RoomClosedEvent | GameStartedEvent | TurnStartedEvent
  *   | KeptEvent | RolledEvent | ScoredEvent | GameFinishedEvent | TurnTimedOutEvent | PlayerAwayEvent | PlayerBackEvent
- *   | PlayerResignedEvent} RoomEvent
+ *   | PlayerResignedEvent | RematchAcceptedEvent} RoomEvent
  */
 
 /**
@@ -148,7 +168,8 @@
  * the connection puts it back, see events.js), the others are as in RoomEvent.
  * @typedef {PlayerJoinedEvent | PlayerLeftEvent | SeatTokenRotatedEvent | RoomClosedEvent | GameStartedEvent
  *   | WithoutData<TurnStartedEvent> | WithoutData<KeptEvent> | WithoutData<RolledEvent> | ScoredEvent
- *   | GameFinishedEvent | TurnTimedOutEvent | PlayerAwayEvent | PlayerBackEvent | PlayerResignedEvent} WireEvent
+ *   | GameFinishedEvent | TurnTimedOutEvent | PlayerAwayEvent | PlayerBackEvent | PlayerResignedEvent
+ *   | RematchAcceptedEvent} WireEvent
  */
 
 // -- socket messages ------------------------------------------------------------------------
