@@ -42,7 +42,9 @@ async def play_out(base: str, code: str, tokens: dict[str, str], rng: random.Ran
                 await asyncio.sleep(0.02)  # a bot's turn: it plays through the scheduler
                 continue
             r = await http.post(
-                f"/api/rooms/{code}/actions", json=choose(room, rng), headers={"authorization": f"Bearer {tokens[player]}"}
+                f"/api/rooms/{code}/actions",
+                json=choose(room, rng),
+                headers={"authorization": f"Bearer {tokens[player]}"},
             )
             assert r.status_code in (200, 409), r.text  # 409: the room moved on (a bot) meanwhile
 
@@ -52,7 +54,7 @@ async def no_sideways_scroll(page: Page, size: dict[str, int]) -> None:
 
 
 async def play_again_on_first_screen(page: Page, size: dict[str, int]) -> None:
-    """"Play again" is on the screen as the end screen opens, the page not scrolled."""
+    """ "Play again" is on the screen as the end screen opens, the page not scrolled."""
     await expect(page.locator("#play-again")).to_be_visible()
     await page.evaluate("window.scrollTo(0, 0)")
     await on_screen(page, "#play-again", size)
