@@ -98,6 +98,9 @@ def test_security_scheme() -> None:
         ("POST", "/api/rooms/{code}/rematch"),
         ("GET", "/api/rooms/{code}/hint"),
         ("POST", "/api/rooms/{code}/actions"),
+        ("POST", "/api/rooms/{code}/chat"),
+        ("PUT", "/api/rooms/{code}/players/{player_id}/mute"),
+        ("DELETE", "/api/rooms/{code}/players/{player_id}/mute"),
     }
 
 
