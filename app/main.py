@@ -13,6 +13,7 @@ from typing import Any
 from fastapi import FastAPI
 
 from app.analysis.service import AnalysisService
+from app.api.chat import router as chat_router
 from app.api.cors import Cors
 from app.api.openapi import openapi_document
 from app.api.profiles import router as profiles_router
@@ -21,6 +22,7 @@ from app.api.ratelimit import RateLimits
 from app.api.responses import install_error_handlers
 from app.api.routes import router
 from app.api.ws import RoomSockets
+from app.chat import Chat
 from app.config import Settings
 from app.db import Database
 from app.lifecycle import TurnClock, Turns
@@ -107,6 +109,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.db = db
         app.state.service = service
         app.state.turns = turns
+        app.state.chat = Chat(service)  # chat, reactions and mutes (app.chat): POST /api/rooms/{code}/chat
         app.state.public = PublicRooms(service)  # GET /api/rooms, POST /api/quickplay
         app.state.hub = hub
         app.state.limits = RateLimits(config)
@@ -153,6 +156,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_error_handlers(app)
     app.include_router(probes)  # /api/health, /api/ready, /metrics: no request budget
     app.include_router(router)
+    app.include_router(chat_router)  # /api/rooms/{code}/chat, .../players/{id}/mute (app.api.chat)
     app.include_router(profiles_router)  # /api/profiles, /api/sessions, /api/leaderboards (app.api.profiles)
     # X-Request-ID, log context, request log line, HTTP metrics: HTTP only, and
     # inside RoomSockets so a room's socket never passes through it.

@@ -10,6 +10,8 @@ from typing import Any, Protocol
 from app.db.models import Event
 from app.rules import GameState, get_ruleset, state_from_dict
 
+from .series import rematch_view, series_view
+
 JSON = dict[str, Any]
 
 
@@ -47,6 +49,8 @@ class PlayerRow(Protocol):
     def away(self) -> bool: ...
     @property
     def resigned(self) -> bool: ...
+    @property
+    def muted(self) -> bool: ...
 
 
 class GameRow(Protocol):
@@ -60,6 +64,8 @@ class GameRow(Protocol):
     def commitment(self) -> str: ...
     @property
     def winners(self) -> list[str] | None: ...
+    @property
+    def hints(self) -> dict[str, list[list[int]]] | None: ...
 
 
 def player_view(player: PlayerRow, room: RoomRow, connected: Collection[str]) -> JSON:
@@ -72,6 +78,7 @@ def player_view(player: PlayerRow, room: RoomRow, connected: Collection[str]) ->
         "host": player.id == room.host_id,
         "away": bool(player.away),
         "resigned": bool(player.resigned),
+        "muted": bool(player.muted),
     }
 
 
@@ -117,22 +124,31 @@ def game_view(game: GameRow, state: GameState | None = None, deadline: datetime 
         "winners": list(game.winners or []),
         "fairness": {"commitment": game.commitment, "seed": game.seed if state.finished else None},
         "deadline": None if deadline is None or state.finished else iso_utc(deadline),
+        "hints": hint_counts(game.hints, state.order),
     }
+
+
+def hint_counts(hints: dict[str, list[list[int]]] | None, order: Iterable[str]) -> dict[str, int]:
+    """How many rolls each player of the game asked a hint about (``hint_used``)."""
+    hints = hints or {}
+    return {player: len(hints.get(player, ())) for player in order}
 
 
 def room_view(
     room: RoomRow,
     players: Sequence[PlayerRow],
     current: GameRow | None,
-    history: Iterable[tuple[int, dict[str, int], list[str]]],
+    history: Sequence[JSON],
     connected: Collection[str] = (),
     state: GameState | None = None,
 ) -> JSON:
     """``players`` are the seated players in seat order; ``history`` the
-    finished games as (number, totals, winners)."""
+    room's record of finished games (``number``, ``totals``, ``winners``;
+    see :mod:`app.rooms.series`)."""
     games: list[JSON] = []
     best: dict[str, int] = {}
-    for number, totals, winners in history:
+    for entry in history:
+        number, totals, winners = entry["number"], entry["totals"], entry["winners"]
         games.append({"number": number, "totals": totals, "winners": winners})
         for player, total in totals.items():
             best[player] = max(total, best.get(player, total))
@@ -148,6 +164,8 @@ def room_view(
         "game": None if current is None else game_view(current, state, room.turn_deadline),
         "games": games,
         "best": {room.ruleset: best},
+        "series": series_view(history, players),
+        "rematch": rematch_view(room.status, history, players),
     }
 
 

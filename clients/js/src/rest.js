@@ -12,6 +12,8 @@ import { isErrorCode } from './codes.js';
 /** @typedef {import('./types.js').PublicRooms} PublicRooms */
 /** @typedef {import('./types.js').EventsPage} EventsPage */
 /** @typedef {import('./types.js').RoomEvent} RoomEvent */
+/** @typedef {import('./types.js').ChatEvent} ChatEvent */
+/** @typedef {import('./types.js').ChatBody} ChatBody */
 /** @typedef {import('./types.js').RulesetInfo} RulesetInfo */
 /** @typedef {import('./types.js').Hint} Hint */
 /** @typedef {import('./types.js').Game} Game */
@@ -123,7 +125,7 @@ export class DicecupApi {
 
   /**
    * One request; the parsed JSON answer (undefined for 204), or a thrown DicecupError.
-   * @param {'GET' | 'POST' | 'DELETE'} method
+   * @param {'GET' | 'POST' | 'PUT' | 'DELETE'} method
    * @param {string} path
    * @param {{body?: unknown, token?: string | null, query?: Record<string, string | number | undefined>, signal?: AbortSignal}} [options]
    * @returns {Promise<any>}
@@ -176,8 +178,10 @@ export class DicecupApi {
   }
 
   /**
-   * Create a room; the creator is seated as host.
-   * @param {{name: string, ruleset?: Ruleset, max_players?: number, options?: Record<string, unknown>}} body
+   * Create a room; the creator is seated as host. `bots` seats a server bot
+   * of each level with them, `start` starts Game #1 at once (play against
+   * the computer in one call).
+   * @param {{name: string, ruleset?: Ruleset, max_players?: number, options?: Record<string, unknown>, bots?: BotLevel[], start?: boolean}} body
    * @returns {Promise<CreatedRoom>}
    */
   createRoom(body) {
@@ -253,6 +257,19 @@ export class DicecupApi {
   }
 
   /**
+   * Play again: accept a rematch after game `game` (the room's last,
+   * finished; any seat). The next game starts, same seats, once every person
+   * seated has accepted (bots at once); the room as it is then.
+   * @param {string} code
+   * @param {number} game the number of the game just finished
+   * @param {string} token the seat's
+   * @returns {Promise<Room>}
+   */
+  rematch(code, game, token) {
+    return this.request('POST', `${DicecupApi.room(code)}/rematch`, { body: { game }, token });
+  }
+
+  /**
    * Roll, keep or score over REST (RoomConnection.act does it over the socket).
    * @param {string} code
    * @param {Action} action
@@ -261,6 +278,29 @@ export class DicecupApi {
    */
   act(code, action, token) {
     return this.request('POST', `${DicecupApi.room(code)}/actions`, { body: action, token });
+  }
+
+  /**
+   * Say something (`{text}`, 1-200 characters) or react (`{reaction}`, one of REACTIONS), as a seat.
+   * @param {string} code
+   * @param {ChatBody} body
+   * @param {string} token
+   * @returns {Promise<{event: ChatEvent}>}
+   */
+  chat(code, body, token) {
+    return this.request('POST', `${DicecupApi.room(code)}/chat`, { body, token });
+  }
+
+  /**
+   * Mute (`muted` true) or unmute a seat's chat (host).
+   * @param {string} code
+   * @param {string} playerId
+   * @param {boolean} muted
+   * @param {string} token the host's
+   * @returns {Promise<void>}
+   */
+  mute(code, playerId, muted, token) {
+    return this.request(muted ? 'PUT' : 'DELETE', `${DicecupApi.room(code)}/players/${encodeURIComponent(playerId)}/mute`, { token });
   }
 
   /**

@@ -17,11 +17,13 @@
  * @property {boolean} host
  * @property {boolean} away timed out twice in a row: the autopilot plays their turns until they are back
  * @property {boolean} resigned resigned from the current game: the autopilot finishes their scorecard
+ * @property {boolean} muted the host muted the seat's chat
  */
 
 /**
  * @typedef {object} RoomOptions
  * @property {boolean} hints
+ * @property {boolean} [chat] chat and reactions allowed (default true)
  * @property {'forced' | 'free'} [joker] Yahtzee only
  * @property {boolean} [upper_first] Yahtzee only
  * @property {number | null} [turn_seconds] the turn clock; null: untimed
@@ -68,6 +70,7 @@
  * @property {string[]} winners
  * @property {{commitment: string, seed: string | null}} fairness
  * @property {string | null} deadline when the current turn times out (ISO-8601 UTC); null: untimed
+ * @property {Record<string, number>} hints each player's hinted rolls in this game (hint_used)
  */
 
 /**
@@ -75,6 +78,23 @@
  * @property {number} number
  * @property {Record<string, number>} totals
  * @property {string[]} winners
+ */
+
+/**
+ * @typedef {object} SeriesLine One player's line of the room's score pad
+ * @property {string} player_id
+ * @property {string | null} name the name they had
+ * @property {number} games finished games of the room the player played
+ * @property {number} total the series total: the sum of the player's totals over those games
+ * @property {number} wins
+ * @property {boolean} seated false: the player has left the room
+ */
+
+/**
+ * @typedef {object} Rematch Play again after the last game
+ * @property {number} game the game just finished
+ * @property {string[]} ready seats that accepted (bots at once)
+ * @property {string[]} waiting people still to accept (seats that resigned are not waited for)
  */
 
 /**
@@ -90,6 +110,8 @@
  * @property {Game | null} game
  * @property {GameSummary[]} games
  * @property {Record<string, Record<string, number>>} best
+ * @property {SeriesLine[]} series the score pad: each player's series total, seated players first
+ * @property {Rematch | null} rematch null unless the room's last game is finished
  */
 
 // -- actions ------------------------------------------------------------------------------
@@ -131,11 +153,18 @@
 /** @typedef {EventOf<'player_away', {player_id: string}>} PlayerAwayEvent */
 /** @typedef {EventOf<'player_back', {player_id: string}>} PlayerBackEvent */
 /** @typedef {EventOf<'player_resigned', {player_id: string}>} PlayerResignedEvent */
+/** @typedef {EventOf<'rematch_accepted', Rematch>} RematchAcceptedEvent */
+/** @typedef {EventOf<'hint_used', {player_id: string, round: number, rolls_left: number}>} HintUsedEvent */
+/** @typedef {'👍' | '👏' | '😂' | '😮' | '😢' | '🎉' | '🔥' | '🎲'} Reaction */
+/** @typedef {EventOf<'chat', {text: string} | {reaction: Reaction}>} ChatEvent the text is user content: show it as text */
+/** @typedef {EventOf<'player_muted', {player_id: string}>} PlayerMutedEvent player_id: the host; data.player_id: the seat */
+/** @typedef {EventOf<'player_unmuted', {player_id: string}>} PlayerUnmutedEvent */
+/** @typedef {{text: string, id?: string} | {reaction: Reaction, id?: string}} ChatBody */
 
 /**
  * @typedef {PlayerJoinedEvent | PlayerLeftEvent | SeatTokenRotatedEvent | RoomClosedEvent | GameStartedEvent | TurnStartedEvent
  *   | KeptEvent | RolledEvent | ScoredEvent | GameFinishedEvent | TurnTimedOutEvent | PlayerAwayEvent | PlayerBackEvent
- *   | PlayerResignedEvent} RoomEvent
+ *   | PlayerResignedEvent | RematchAcceptedEvent | HintUsedEvent | ChatEvent | PlayerMutedEvent | PlayerUnmutedEvent} RoomEvent
  */
 
 /**
@@ -149,7 +178,8 @@
  * the connection puts it back, see events.js), the others are as in RoomEvent.
  * @typedef {PlayerJoinedEvent | PlayerLeftEvent | SeatTokenRotatedEvent | RoomClosedEvent | GameStartedEvent
  *   | WithoutData<TurnStartedEvent> | WithoutData<KeptEvent> | WithoutData<RolledEvent> | ScoredEvent
- *   | GameFinishedEvent | TurnTimedOutEvent | PlayerAwayEvent | PlayerBackEvent | PlayerResignedEvent} WireEvent
+ *   | GameFinishedEvent | TurnTimedOutEvent | PlayerAwayEvent | PlayerBackEvent | PlayerResignedEvent
+ *   | RematchAcceptedEvent | HintUsedEvent | ChatEvent | PlayerMutedEvent | PlayerUnmutedEvent} WireEvent
  */
 
 // -- socket messages ------------------------------------------------------------------------

@@ -11,7 +11,7 @@ copying them into objects. Events are a union discriminated by ``type``::
 from typing import Any, Literal, NotRequired, TypeAlias, TypedDict, cast
 
 Ruleset: TypeAlias = Literal["yahtzee", "yacht", "yatzy"]
-BotLevel: TypeAlias = Literal["optimal", "strong", "casual", "greedy"]
+BotLevel: TypeAlias = Literal["optimal", "strong", "casual", "beginner", "greedy"]
 RoomStatus: TypeAlias = Literal["lobby", "playing", "finished", "closed"]
 
 # -- rooms ------------------------------------------------------------------------------------
@@ -28,6 +28,8 @@ class Player(TypedDict):
     """timed out twice in a row: the autopilot plays their turns until they are back"""
     resigned: bool
     """resigned from the current game: the autopilot finishes their scorecard"""
+    muted: bool
+    """the host muted the seat's chat"""
 
 
 class Turn(TypedDict):
@@ -70,6 +72,8 @@ class Game(TypedDict):
     fairness: Fairness
     deadline: str | None
     """when the current turn times out (ISO-8601 UTC); None: untimed"""
+    hints: dict[str, int]
+    """each player's hinted rolls in this game (hint_used)"""
 
 
 class GameSummary(TypedDict):
@@ -78,10 +82,33 @@ class GameSummary(TypedDict):
     winners: list[str]
 
 
+class SeriesLine(TypedDict):
+    """One player's line of the room's score pad."""
+
+    player_id: str
+    name: str | None
+    games: int
+    """finished games of the room the player played"""
+    total: int
+    """the series total: the sum of the player's totals over those games"""
+    wins: int
+    seated: bool
+    """False: the player has left the room"""
+
+
+class Rematch(TypedDict):
+    """Play again after the last game: who accepted (bots at once), who is waited for."""
+
+    game: int
+    ready: list[str]
+    waiting: list[str]
+
+
 class RoomOptions(TypedDict):
     joker: NotRequired[Literal["forced", "free"]]
     upper_first: NotRequired[bool]
     hints: bool
+    chat: NotRequired[bool]
     turn_seconds: NotRequired[int | None]
     public: NotRequired[bool]
     auto_start: NotRequired[bool]
@@ -101,6 +128,9 @@ class Room(TypedDict):
     game: Game | None
     games: list[GameSummary]
     best: dict[str, dict[str, int]]
+    series: list[SeriesLine]
+    rematch: Rematch | None
+    """None unless the room's last game is finished"""
 
 
 # -- actions ----------------------------------------------------------------------------------
@@ -291,11 +321,80 @@ class PlayerBack(TypedDict):
     at: str
 
 
+class RematchData(TypedDict):
+    game: int
+    ready: list[str]
+    waiting: list[str]
+
+
+class RematchAccepted(TypedDict):
+    """The seat accepted to play again; once ``waiting`` is empty the next game's ``game_started`` follows."""
+
+    version: int
+    type: Literal["rematch_accepted"]
+    player_id: str | None
+    data: RematchData
+    at: str
+
+
 class PlayerResigned(TypedDict):
     """The seat resigned: the autopilot finishes its scorecard; it cannot win."""
 
     version: int
     type: Literal["player_resigned"]
+    player_id: str | None
+    data: SeatData
+    at: str
+
+
+Reaction: TypeAlias = Literal["👍", "👏", "😂", "😮", "😢", "🎉", "🔥", "🎲"]
+REACTIONS: tuple[Reaction, ...] = ("👍", "👏", "😂", "😮", "😢", "🎉", "🔥", "🎲")
+
+
+class HintUsedData(TypedDict):
+    player_id: str
+    round: int
+    rolls_left: int
+
+
+class HintUsed(TypedDict):
+    """The seat asked a hint about its current roll (never the advice itself)."""
+
+    version: int
+    type: Literal["hint_used"]
+    player_id: str | None
+    data: HintUsedData
+    at: str
+
+
+class ChatData(TypedDict):
+    """Exactly one of the two: ``text`` (user content: show it as text) or ``reaction``."""
+
+    text: NotRequired[str]
+    reaction: NotRequired[Reaction]
+
+
+class Chat(TypedDict):
+    version: int
+    type: Literal["chat"]
+    player_id: str | None
+    data: ChatData
+    at: str
+
+
+class PlayerMuted(TypedDict):
+    """The host (``player_id``) muted the seat ``data["player_id"]``'s chat."""
+
+    version: int
+    type: Literal["player_muted"]
+    player_id: str | None
+    data: SeatData
+    at: str
+
+
+class PlayerUnmuted(TypedDict):
+    version: int
+    type: Literal["player_unmuted"]
     player_id: str | None
     data: SeatData
     at: str
@@ -316,6 +415,11 @@ Event: TypeAlias = (
     | PlayerAway
     | PlayerBack
     | PlayerResigned
+    | RematchAccepted
+    | HintUsed
+    | Chat
+    | PlayerMuted
+    | PlayerUnmuted
 )
 EVENT_TYPES = (
     "player_joined",
@@ -332,6 +436,11 @@ EVENT_TYPES = (
     "player_away",
     "player_back",
     "player_resigned",
+    "rematch_accepted",
+    "hint_used",
+    "chat",
+    "player_muted",
+    "player_unmuted",
 )
 
 # Protocol 2 leaves out the data of turn_started, kept and rolled when the room,
@@ -378,6 +487,11 @@ EventV2: TypeAlias = (
     | PlayerAway
     | PlayerBack
     | PlayerResigned
+    | RematchAccepted
+    | HintUsed
+    | Chat
+    | PlayerMuted
+    | PlayerUnmuted
 )
 """An event as protocol 2's ``event`` message carries it."""
 
