@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import pytest
 from dicecup_client import (
+    REACTIONS,
     Backoff,
     Bot,
     CloseCode,
@@ -301,6 +302,36 @@ async def test_refusals_are_typed(live) -> None:
         with pytest.raises(ConnectionStopped):
             await conn.roll()
         await conn.close()
+
+
+async def test_chat_reactions_and_mute(live) -> None:
+    """The SDK's chat helpers: a message and a reaction come back as chat events
+    (also in the event log), the host mutes and unmutes, refusals are typed."""
+    async with DicecupClient(live.http) as client:
+        created = await client.create_room("Ana", "yacht", max_players=2)
+        code, ana = created["room"]["code"], created["token"]
+        joined = await client.join(code, "Ben")
+        ben, ben_id = joined["token"], joined["player"]["id"]
+        said = await client.chat(code, ben, text="  good   luck ")
+        assert (said["type"], said["player_id"], said["data"]) == ("chat", ben_id, {"text": "good luck"})
+        reacted = await client.chat(code, ana, reaction=REACTIONS[1])
+        assert reacted["data"] == {"reaction": "👏"} and reacted["version"] == said["version"] + 1
+        with pytest.raises(DicecupError) as empty:
+            await client.chat(code, ben, text=" ")
+        assert (empty.value.code, empty.value.status) == (ErrorCode.CHAT_EMPTY, 422)
+        await client.mute(code, ben_id, ana)
+        room = await client.get_room(code)
+        assert [p["muted"] for p in room["players"]] == [False, True]
+        with pytest.raises(DicecupError) as muted:
+            await client.chat(code, ben, reaction="🎲")
+        assert (muted.value.code, muted.value.status) == (ErrorCode.MUTED, 403)
+        with pytest.raises(DicecupError) as not_host:
+            await client.mute(code, created["player"]["id"], ben)
+        assert not_host.value.code == ErrorCode.NOT_HOST
+        await client.mute(code, ben_id, ana, muted=False)
+        await client.chat(code, ben, text="thanks")
+        kinds = [e["type"] for e in [e async for e in client.all_events(code, said["version"] - 1)]]
+        assert kinds == ["chat", "chat", "player_muted", "player_unmuted", "chat"]
 
 
 def terminal_command() -> list[str]:
