@@ -74,6 +74,11 @@ class Settings(BaseSettings):
     lookup_failures_per_minute: int = Field(
         30, description="per client address: failed room lookups (REST 404, socket 4404) before 429 / close 4429"
     )
+    oversize_frames_per_minute: int = Field(
+        10,
+        description="per client address and instance: frames refused as over max_body_bytes (close 1009) "
+        "before its new connections are dropped until the minute is up (429 on sockets behind a proxy)",
+    )
     rooms_per_hour: int = Field(30, description="per client address: rooms created before 429")
     profiles_per_hour: int = Field(30, description="per client address: profiles created before 429")
     sign_in_failures_per_username: int = Field(
@@ -111,7 +116,10 @@ class Settings(BaseSettings):
         30, gt=0, description="rooms with no event for this long are deleted with their events"
     )
     lobby_ttl_hours: float = Field(
-        24, gt=0, description="lobby rooms (no game started) with no event for this long are deleted sooner"
+        24,
+        gt=0,
+        description="lobby rooms (no game started) that nobody has opened for this long (no event, no read of "
+        "the room, no socket open) are deleted sooner",
     )
     sweep_interval: float = Field(
         600, gt=0, description="seconds between the room sweeper's runs (one instance at a time, by a lease)"

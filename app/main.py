@@ -28,6 +28,7 @@ from app.db import Database
 from app.lifecycle import TurnClock, Turns
 from app.lifecycle.public import PublicRooms
 from app.lifecycle.sweeper import Sweeper
+from app.lifecycle.visits import LobbyVisits
 from app.observability.metrics import Metrics
 from app.observability.middleware import RequestObservability
 from app.observability.probes import probes
@@ -101,6 +102,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             on_swept=metrics.swept,
         )
         app.state.sweeper = sweeper
+        # A lobby room someone opens (GET, a socket's welcome) stays: its visits, written at most every 10 min.
+        visits = LobbyVisits(db, every=min(600.0, config.lobby_ttl_hours * 3600 / 4), watched=hub.watched_rooms)
+        app.state.visits = visits
         scheduler = BotScheduler(service, alarm, poll=config.scheduler_poll, play=turns.play_due)
         app.state.readiness = instruments.readiness(service.ping, strategy)
         app.state.analysis = analysis
@@ -119,6 +123,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await strategy.start()
         scheduler.start()
         sweeper.start()
+        visits.start()
         await metrics.start()
         # Everything made so far lives as long as the process: move it out of
         # the collector's sight, so a full collection under load walks only
@@ -137,6 +142,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await metrics.close()
             await scheduler.close()
             await sweeper.close()
+            await visits.close()
             await analysis.close()
             await app.state.limits.close()
             await hub.close()
