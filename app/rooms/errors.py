@@ -55,6 +55,10 @@ class ErrorCode(StrEnum):
     NAME_TAKEN = "name_taken"
     # profiles
     USERNAME_TAKEN = "username_taken"
+    # turn notifications (app.notify)
+    INVALID_SUBSCRIPTION = "invalid_subscription"
+    TOO_MANY_SUBSCRIPTIONS = "too_many_subscriptions"
+    PUSH_UNAVAILABLE = "push_unavailable"
     # the server
     STRATEGY_UNAVAILABLE = "strategy_unavailable"
     HTTP_ERROR = "http_error"
@@ -80,9 +84,11 @@ STATUS = {
     "name_empty": 422,
     "name_too_long": 422,
     "name_invalid": 422,
+    "invalid_subscription": 422,
     "rate_limited": 429,
     "internal_error": 500,
     "strategy_unavailable": 503,
+    "push_unavailable": 503,
 }
 """Every other code (the rules' refusals, ``room_full``, ``stale_version``...) is a 409."""
 

@@ -97,6 +97,8 @@ def test_security_scheme() -> None:
         ("POST", "/api/rooms/{code}/bots"),
         ("GET", "/api/rooms/{code}/hint"),
         ("POST", "/api/rooms/{code}/actions"),
+        ("PUT", "/api/rooms/{code}/players/{player_id}/push"),
+        ("DELETE", "/api/rooms/{code}/players/{player_id}/push"),
     }
 
 

@@ -49,6 +49,10 @@ export const ErrorCode = Object.freeze({
   NAME_INVALID: 'name_invalid',
   NAME_TAKEN: 'name_taken',
   USERNAME_TAKEN: 'username_taken',
+  // turn notifications
+  INVALID_SUBSCRIPTION: 'invalid_subscription',
+  TOO_MANY_SUBSCRIPTIONS: 'too_many_subscriptions',
+  PUSH_UNAVAILABLE: 'push_unavailable',
   // the server
   STRATEGY_UNAVAILABLE: 'strategy_unavailable',
   HTTP_ERROR: 'http_error',

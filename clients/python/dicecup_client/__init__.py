@@ -9,7 +9,7 @@ from .errors import FATAL_CLOSE_CODES, CloseCode, ConnectionStopped, DicecupErro
 from .patch import PatchError, apply_patch
 from .rest import DicecupClient, socket_url
 from .store import RoomStore
-from .types import Action, Event, Game, Player, Room, Turn
+from .types import Action, Event, Game, Player, PushSubscription, Room, Turn
 
 __version__ = "0.1.0"
 
@@ -29,6 +29,7 @@ __all__ = [
     "GreedyBot",
     "PatchError",
     "Player",
+    "PushSubscription",
     "Room",
     "RoomConnection",
     "RoomStore",
