@@ -413,11 +413,11 @@ async def sign_in(request: Request, profiles: ProfilesDep, settings: SettingsDep
     data = parse(SIGN_IN, body)
     limits, address = _limits(request), client_address(request.scope)
     username = data.username.strip().casefold()
-    await limits.check_sign_in(address, username)
+    await limits.reserve_sign_in(address, username)  # a failed sign-in, reserved before the check
     signed_in = await profiles.sign_in(data.username, data.password)
     if signed_in is None:
-        await limits.sign_in_failed(address, username)
         raise DomainError("unauthorized", "wrong username or password")
+    await limits.sign_in_succeeded(address, username)
     profile, token = signed_in
     return ORJSONResponse({"profile": profile, "token": token}, status_code=201)
 

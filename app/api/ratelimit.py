@@ -10,7 +10,8 @@ hub's and stays on.
 
 A request takes its windows in one call (one Redis round trip): a REST
 request naming a room counts against its address's request budget and
-reserves one of its failed lookups at once; the reservation is handed back
+reserves one of its failed lookups at once (a sign-in likewise reserves a
+failed sign-in, handed back when the password is right); the reservation is handed back
 when the room is found (:meth:`RateLimits.lookup_found`, or with the seat's
 action budget for an action), so concurrent probes from one address never
 get past the budget.
@@ -111,20 +112,29 @@ class RateLimits:
 
     # -- sign-in guessing ---------------------------------------------------------------------
 
-    async def check_sign_in(self, client: str, username: str) -> None:
+    async def reserve_sign_in(self, client: str, username: str) -> None:
         """``rate_limited`` while the username or the address has used up its
-        budget of failed sign-ins (per hour); checking costs nothing."""
-        await self._take(Step("test", self._sign_in_user, username), Step("test", self._sign_in_address, client))
-
-    async def sign_in_failed(self, client: str, username: str) -> None:
-        """A failed sign-in: one off the username's and the address's budgets."""
+        budget of failed sign-ins (per hour), else one failed sign-in is
+        reserved on both budgets before the password is checked: hand it back
+        with :meth:`sign_in_succeeded`. Reserved before the check, so
+        concurrent guesses cannot overshoot the budget."""
         if not self.enabled:
             return
+        user = Step("hit", self._sign_in_user, username)
+        address = Step("hit", self._sign_in_address, client)
         try:
-            await self._shared.take([Step("hit", self._sign_in_user, username)])
-            await self._shared.take([Step("hit", self._sign_in_address, client)])
-        except Exception as error:
+            refused = await self._shared.take([user, address])
+            if refused is not None and refused.step is address:  # the username's reservation was taken
+                await self._shared.take([Step("refund", self._sign_in_user, username)])
+        except Exception as error:  # a limiter that is down must not lock everyone out
             log.warning("rate limiter unavailable (%r); allowing", error)
+            return
+        if refused is not None:
+            raise DomainError("rate_limited", _DETAIL[refused.step.window.name], retry_after=refused.retry_after)
+
+    async def sign_in_succeeded(self, client: str, username: str) -> None:
+        """The reserved sign-in was right: it does not count against either budget."""
+        await self._take(Step("refund", self._sign_in_user, username), Step("refund", self._sign_in_address, client))
 
     # -- room-code probing -----------------------------------------------------------------
 

@@ -270,7 +270,10 @@ class Session:
 
 
 async def room_socket(socket: WebSocket, code: str) -> None:
-    with contextlib.suppress(WebSocketDisconnect):
+    # _Closed: the client went away before its hello (an oversize first frame
+    # ends that way, closed 1009 by the protocol layer). Not an error: left
+    # to uvicorn it would log a traceback per socket, an attacker's log flood.
+    with contextlib.suppress(WebSocketDisconnect, _Closed):
         await Session(socket, code).run()
 
 

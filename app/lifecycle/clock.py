@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from app.db.models import utcnow
-from app.rooms.bots import thinking_time
+from app.rooms.bots import bot_delay, thinking_time
 from app.rooms.views import PlayerRow, RoomRow
 from app.rules import GameState
 
@@ -21,7 +21,8 @@ from app.rules import GameState
 class TurnClock:
     """The schedule after a change to a room (``RoomService``'s ``clock``).
 
-    - a bot's turn: after its thinking time (around ``bot_delay``);
+    - a bot's turn: after its thinking time (around ``bot_delay``, scaled by the
+      room's option ``bot_speed``: see ``app.rooms.bots.BOT_SPEEDS``);
     - an away or resigned seat's turn: the autopilot plays it at once (after a
       bot's thinking time, so people can follow);
     - a person's turn with option ``turn_seconds``: the deadline is
@@ -45,7 +46,7 @@ class TurnClock:
         if turn is None:
             return None, None
         now = utcnow()
-        soon = now + timedelta(seconds=thinking_time(self.bot_delay, state))
+        soon = now + timedelta(seconds=thinking_time(bot_delay(self.bot_delay, room.options), state))
         player = next((p for p in players if p.id == turn.player_id), None)
         if player is None:
             return None, None

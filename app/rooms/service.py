@@ -42,7 +42,7 @@ from app.strategy import LEVELS, StrategyStore
 
 from . import secrets, views
 from .acting import Seen, decide
-from .bots import thinking_time
+from .bots import BOT_SPEEDS, bot_delay, thinking_time
 from .errors import DomainError
 from .names import normalize_name, same_name
 from .types import ActionRequest, BotTurn, Outcome, Presence, Publisher, Seat
@@ -70,7 +70,13 @@ _TOKEN_SEAT = (
     .where(Room.code == bindparam("code"))
 )
 
-ROOM_OPTIONS: dict[str, Any] = {"hints": True, "turn_seconds": None, "public": False, "auto_start": False}
+ROOM_OPTIONS: dict[str, Any] = {
+    "hints": True,
+    "turn_seconds": None,
+    "public": False,
+    "auto_start": False,
+    "bot_speed": "normal",
+}
 """Options every room has on top of its rule set's (``docs/api.md``, "Room options")."""
 
 TURN_SECONDS_MAX = 604_800
@@ -587,6 +593,9 @@ class RoomService(RoomReader):
                         "turn_seconds_out_of_range",
                         f"turn_seconds is null (untimed) or {turn_seconds_min} to {TURN_SECONDS_MAX}",
                     )
+            elif name == "bot_speed":
+                if type(value) is not str or value not in BOT_SPEEDS:
+                    raise DomainError("invalid_request", f"bot_speed is one of {', '.join(BOT_SPEEDS)}")
             elif type(value) is not type(default):
                 raise DomainError("invalid_request", f"option {name} must be a {type(default).__name__}")
             room_options[name] = value
@@ -675,13 +684,13 @@ class RoomService(RoomReader):
     ) -> tuple[datetime | None, datetime | None]:
         """(next deadline, turn deadline): the clock's (``app.lifecycle``) if
         the service has one; else only a bot's turn is due, after its thinking
-        time (around the bot delay, varied: see :func:`bots.thinking_time`)."""
+        time (around the bot delay, scaled by option ``bot_speed``, varied: see :func:`bots.thinking_time`)."""
         if self.clock is not None:
             return self.clock.schedule(room, state, seated, turn_changed, autopilot)
         turn = state.turn
         bots = {p.id for p in seated if p.bot is not None}
         if turn is not None and turn.player_id in bots:
-            return utcnow() + timedelta(seconds=thinking_time(self.bot_delay, state)), None
+            return utcnow() + timedelta(seconds=thinking_time(bot_delay(self.bot_delay, room.options), state)), None
         return None, None
 
     def _schedule(self, room: Room, state: GameState, seated: Sequence[Player]) -> None:

@@ -5,6 +5,7 @@ closes, and sockets of a seat that left. Each test failed on c11ca5a."""
 import asyncio
 import contextlib
 import json
+import logging
 import random
 import re
 from pathlib import Path
@@ -87,6 +88,46 @@ async def test_oversize_frames_are_refused_before_they_are_read(tmp_path) -> Non
     assert codes.count(1009) >= 90, codes  # the rest: reset before the close frame was read
     # the peak while they came grew by less than 20 MB over the resident size before them
     assert peak - before < 20 * 1024, f"peak RSS grew by {(peak - before) // 1024} MB"
+
+
+class _Records(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+async def test_sockets_gone_before_their_hello_end_quietly(database_url: str) -> None:
+    """A socket that goes away before its hello (an oversize first frame,
+    closed 1009 by the protocol layer; a client that closes at once) ends its
+    session without an error. On 0f3e20e each ended in an unhandled exception
+    that uvicorn logged with its traceback ("Exception in ASGI application"):
+    at 80 oversize sockets a second, the formatting stalled the event loop for
+    every player (bench/RESULTS.md) and flooded the log."""
+    seen = _Records()
+    loggers = [logging.getLogger(), logging.getLogger("uvicorn.error"), logging.getLogger("uvicorn")]
+    with server_in_thread(test_settings(database_url)) as server:
+        async with httpx.AsyncClient(base_url=server.http) as http:
+            table = Table(http)
+            await table.create()
+        url = server.socket_url(table.code)
+        for logger in loggers:
+            logger.addHandler(seen)
+        try:
+            for size in (1 << 20, 17 * 1024):
+                assert await close_code(url, "x" * size, max_size=None) == 1009
+            async with websockets.connect(url):
+                pass  # closed (1000) before any hello
+            # the server is still fine, and has ended those sessions
+            player = await Player.connect(url)
+            await player.close()
+            await asyncio.sleep(0.2)
+        finally:
+            for logger in loggers:
+                logger.removeHandler(seen)
+    assert [r.getMessage() for r in seen.records] == []
 
 
 async def test_the_message_limit_counts_bytes(database_url: str) -> None:

@@ -3,6 +3,10 @@
 import asyncio
 from collections import Counter
 
+import httpx
+
+from ..live import server_process
+from ..services import redis_url
 from ..table import Table
 
 
@@ -97,3 +101,36 @@ async def test_racing_quick_plays_never_overfill_a_room(client) -> None:
         alone += len(room["players"]) == 1
     # players arriving together meet: at most one of them is left waiting alone
     assert alone <= 1 and len(rooms) in (4, 5)
+
+
+async def test_quick_plays_racing_on_two_instances_never_overfill_a_room(postgres_database: str) -> None:
+    """Ten quick plays at once, five through each of two server processes on
+    one PostgreSQL database: each instance serializes its own quick plays, and
+    across instances the room's lock keeps every room at two seats at most.
+    Players meet: at most one room per instance is left with a player alone,
+    and every full room started by itself (auto_start)."""
+    env = {
+        "DICECUP_DATABASE_URL": postgres_database,
+        "DICECUP_REDIS_URL": redis_url(),
+        "DICECUP_STRATEGY_SOLVE": "false",
+    }
+    with server_process(env) as a, server_process(env) as b:
+        async with httpx.AsyncClient(base_url=a.http) as http_a, httpx.AsyncClient(base_url=b.http) as http_b:
+            await fill_open_rooms(http_a, "yacht")
+            answers = await asyncio.gather(
+                *(
+                    http.post("/api/quickplay", json={"ruleset": "yacht", "name": f"{side}{i}", "max_players": 2})
+                    for i in range(5)
+                    for side, http in (("A", http_a), ("B", http_b))
+                )
+            )
+            assert all(r.status_code == 201 for r in answers), [r.text for r in answers]
+            rooms = {}
+            for code in {r.json()["room"]["code"] for r in answers}:
+                rooms[code] = (await http_b.get(f"/api/rooms/{code}")).json()
+    seated = sorted(p["name"] for room in rooms.values() for p in room["players"])
+    assert seated == sorted(f"{side}{i}" for i in range(5) for side in "AB")  # everyone has exactly one seat
+    assert all(len(room["players"]) <= 2 for room in rooms.values())
+    alone = [room for room in rooms.values() if len(room["players"]) == 1]
+    assert len(alone) <= 2 and all(room["status"] == "lobby" for room in alone)
+    assert all(room["status"] == "playing" for room in rooms.values() if len(room["players"]) == 2)

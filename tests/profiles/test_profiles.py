@@ -4,6 +4,7 @@ deletion, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import httpx
@@ -154,6 +155,36 @@ async def test_wrong_passwords_are_limited(sqlite_database: str) -> None:
         assert unknown.status_code == 401 and unknown.json() == wrong[0].json()  # the same answer: no enumeration
         limited = await client.post("/api/sessions", json={"username": username, "password": "right-password"})
         assert limited.status_code == 429 and int(limited.headers["retry-after"]) >= 1
+
+
+async def test_concurrent_wrong_passwords_get_exactly_the_budget(sqlite_database: str) -> None:
+    """20 wrong passwords at once for one username, against a budget of 3
+    failed sign-ins: exactly 3 are checked (401) and 17 refused (429). On
+    0f3e20e the budget was tested before the password check and charged after
+    it failed, so concurrent guesses all passed the test: all 20 were checked.
+    A right password hands its reservation back: it never uses up the budget."""
+    settings = test_settings(sqlite_database, rate_limits=True, sign_in_failures_per_username=3)
+    settings.sign_in_failures_per_address = 100
+    app = create_app(settings)
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://dicecup.test") as client,
+    ):
+        pid, token = await new_profile(client, "Gil")
+        username = f"gil_{pid[:6]}".replace("-", "_")
+        await client.post(
+            "/api/profiles/me/credentials",
+            json={"username": username, "password": "right-password"},
+            headers=auth(token),
+        )
+        for _ in range(5):  # right ones count for nothing
+            right = await client.post("/api/sessions", json={"username": username, "password": "right-password"})
+            assert right.status_code == 201
+        guesses = await asyncio.gather(
+            *(client.post("/api/sessions", json={"username": username, "password": f"guess-{i}"}) for i in range(20))
+        )
+    codes = sorted(r.status_code for r in guesses)
+    assert codes == [401] * 3 + [429] * 17, codes
 
 
 async def test_stats_bests_ratings_and_leaderboards(client) -> None:

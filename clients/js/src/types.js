@@ -27,6 +27,7 @@
  * @property {number | null} [turn_seconds] the turn clock; null: untimed
  * @property {boolean} [public] listed by GET /api/rooms while in the lobby
  * @property {boolean} [auto_start] the game starts when the last seat is taken
+ * @property {'slow' | 'normal' | 'fast' | 'instant'} [bot_speed] how fast the room's bots play (default normal)
  */
 
 /**

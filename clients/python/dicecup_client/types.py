@@ -85,6 +85,8 @@ class RoomOptions(TypedDict):
     turn_seconds: NotRequired[int | None]
     public: NotRequired[bool]
     auto_start: NotRequired[bool]
+    bot_speed: NotRequired[Literal["slow", "normal", "fast", "instant"]]
+    """how fast the room's bots play (default "normal"; "instant": no thinking time)"""
 
 
 class Room(TypedDict):
