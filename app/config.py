@@ -60,6 +60,9 @@ class Settings(BaseSettings):
     rate_limits: bool = Field(True, description="false turns every rate limit off (benchmarks)")
     actions_per_second: int = Field(20, description="per seat, REST and WebSocket together")
     requests_per_minute: int = Field(1200, description="per client IP, every REST request")
+    chat_per_minute: int = Field(
+        12, ge=1, description="per seat: chat messages and reactions (REST and WebSocket together) before rate_limited"
+    )
     ws_messages_per_second: int = Field(40, description="per socket; a flood past it is closed with 1008")
     ws_compression: bool = Field(
         False,

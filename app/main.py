@@ -13,6 +13,7 @@ from typing import Any
 from fastapi import FastAPI
 
 from app.analysis.service import AnalysisService
+from app.api.chat import router as chat_router
 from app.api.cors import Cors
 from app.api.openapi import openapi_document
 from app.api.profiles import router as profiles_router
@@ -22,6 +23,7 @@ from app.api.ratelimit import RateLimits
 from app.api.responses import install_error_handlers
 from app.api.routes import router
 from app.api.ws import RoomSockets
+from app.chat import Chat
 from app.config import Settings
 from app.db import Database
 from app.lifecycle import TurnClock, Turns
@@ -133,6 +135,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.db = db
         app.state.service = service
         app.state.turns = turns
+        app.state.chat = Chat(service)  # chat, reactions and mutes (app.chat): POST /api/rooms/{code}/chat
         app.state.public = PublicRooms(service)  # GET /api/rooms, POST /api/quickplay
         app.state.hub = hub
         app.state.limits = RateLimits(config)
@@ -184,6 +187,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_error_handlers(app)
     app.include_router(probes)  # /api/health, /api/ready, /metrics: no request budget
     app.include_router(router)
+    app.include_router(chat_router)  # /api/rooms/{code}/chat, .../players/{id}/mute (app.api.chat)
     app.include_router(profiles_router)  # /api/profiles, /api/sessions, /api/leaderboards (app.api.profiles)
     app.include_router(push_router)  # /api/push/key, /api/rooms/{code}/players/{id}/push (app.api.push)
     # X-Request-ID, log context, request log line, HTTP metrics: HTTP only, and

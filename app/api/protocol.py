@@ -20,7 +20,7 @@ from pydantic.json_schema import SkipJsonSchema
 from app.realtime import CloseCode
 from app.rooms import ErrorCode
 
-from .schemas import ActionBody, Dice, PlayerOut, RolloffEntryOut, RoomOut, SocketError
+from .schemas import ActionBody, ChatText, ClientId, Dice, PlayerOut, Reaction, RolloffEntryOut, RoomOut, SocketError
 
 PROTOCOLS = (1, 2)
 """The protocol versions the server speaks (``hello``'s ``protocol``; 1 when absent)."""
@@ -51,8 +51,27 @@ class ActionMessage(_In):
     action: ActionBody
 
 
-ClientMessage = Annotated[Hello | Ping | ActionMessage, Field(discriminator="type")]
-CLIENT_MESSAGE: TypeAdapter[Hello | Ping | ActionMessage] = TypeAdapter(ClientMessage)
+class ChatMessage(_In):
+    """Say something or react (a seat): exactly one of ``text`` and ``reaction``.
+    Answered with an ``ack`` (the chat event's version) or an ``error`` carrying ``id``."""
+
+    type: Literal["chat"]
+    text: ChatText | None = None
+    reaction: Reaction | None = None
+    id: ClientId | None = None
+
+
+class MuteMessage(_In):
+    """The host mutes (``muted``: true) or unmutes a seat's chat; answered with an ``ack`` or an ``error``."""
+
+    type: Literal["mute"]
+    player_id: Annotated[str, Field(max_length=32)]
+    muted: bool
+    id: ClientId | None = None
+
+
+ClientMessage = Annotated[Hello | Ping | ActionMessage | ChatMessage | MuteMessage, Field(discriminator="type")]
+CLIENT_MESSAGE: TypeAdapter[Hello | Ping | ActionMessage | ChatMessage | MuteMessage] = TypeAdapter(ClientMessage)
 
 # -- events and their data --------------------------------------------------------------------
 
@@ -85,9 +104,26 @@ class TurnStartedData(_Data):
 
 
 class SeatData(_Data):
-    """The seat a lifecycle event is about (turn_timed_out, player_away, player_back, player_resigned)."""
+    """The seat an event is about (turn_timed_out, player_away, player_back, player_resigned, player_muted,
+    player_unmuted)."""
 
     player_id: str
+
+
+class HintUsedData(_Data):
+    """The roll a seat asked a hint about (never the advice itself)."""
+
+    player_id: str
+    round: int = Field(ge=1)
+    rolls_left: Annotated[int, Field(ge=0, le=2)]
+
+
+class ChatTextData(_Data):
+    text: str = Field(description="normalized: 1-200 grapheme clusters; user content, to be shown as text")
+
+
+class ChatReactionData(_Data):
+    reaction: Reaction
 
 
 Kept = Annotated[list[bool], Field(min_length=5, max_length=5)]
@@ -204,6 +240,34 @@ class PlayerResigned(_Event):
     data: SeatData
 
 
+class HintUsed(_Event):
+    """The seat asked a hint about its current roll (the first time for that roll)."""
+
+    type: Literal["hint_used"]
+    data: HintUsedData
+
+
+class ChatEvent(_Event):
+    """A seat said something (``text``) or reacted (``reaction``); ``player_id`` is the seat."""
+
+    type: Literal["chat"]
+    data: ChatTextData | ChatReactionData
+
+
+class PlayerMuted(_Event):
+    """The host (``player_id``) muted the seat ``data.player_id``'s chat."""
+
+    type: Literal["player_muted"]
+    data: SeatData
+
+
+class PlayerUnmuted(_Event):
+    """The host (``player_id``) unmuted the seat ``data.player_id``'s chat."""
+
+    type: Literal["player_unmuted"]
+    data: SeatData
+
+
 Event = Annotated[
     PlayerJoined
     | PlayerLeft
@@ -218,7 +282,11 @@ Event = Annotated[
     | TurnTimedOut
     | PlayerAway
     | PlayerBack
-    | PlayerResigned,
+    | PlayerResigned
+    | HintUsed
+    | ChatEvent
+    | PlayerMuted
+    | PlayerUnmuted,
     Field(discriminator="type"),
 ]
 
@@ -283,7 +351,11 @@ EventOnV2 = Annotated[
     | TurnTimedOut
     | PlayerAway
     | PlayerBack
-    | PlayerResigned,
+    | PlayerResigned
+    | HintUsed
+    | ChatEvent
+    | PlayerMuted
+    | PlayerUnmuted,
     Field(discriminator="type"),
 ]
 

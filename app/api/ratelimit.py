@@ -1,6 +1,6 @@
 """Rate limits and abuse caps (the moving windows of ``app.api.windows``).
 
-Per seat for actions; per client address for REST requests, failed room
+Per seat for actions and for chat; per client address for REST requests, failed room
 lookups (room-code probing) and room creation, shared through Redis across
 instances when Redis is configured (else kept in the process); per socket
 for the WebSocket flood guard and per address for open sockets (both local
@@ -36,6 +36,7 @@ HOUR = 3600.0
 
 _DETAIL = {
     "action": "too many actions; slow down",
+    "chat": "too many chat messages; slow down",
     "request": "too many requests from this address",
     "lookup": "too many unknown room codes from this address",
     "room": "too many rooms created from this address",
@@ -53,6 +54,7 @@ class RateLimits:
         self._shared: Windows = RedisWindows(settings.redis_url) if settings.redis_url else self._local
         self._action = Window("action", settings.actions_per_second, 1.0)
         self._request = Window("request", settings.requests_per_minute, 60.0)
+        self._chat = Window("chat", settings.chat_per_minute, 60.0)
         self._message = Window("ws", settings.ws_messages_per_second, 1.0)
         self._lookup = Window("lookup", settings.lookup_failures_per_minute, 60.0)
         self._room = Window("room", settings.rooms_per_hour, HOUR)
@@ -87,6 +89,16 @@ class RateLimits:
             await self._take(action)
         else:
             await self._take(Step("refund", self._lookup, found_for), action)
+
+    async def check_chat(self, player_id: str, found_for: str | None = None) -> None:
+        """``rate_limited`` past ``chat_per_minute`` chat messages and reactions
+        from one seat (its own budget, apart from the actions'); ``found_for``
+        as for :meth:`check_action`."""
+        chat = Step("hit", self._chat, player_id)
+        if found_for is None:
+            await self._take(chat)
+        else:
+            await self._take(Step("refund", self._lookup, found_for), chat)
 
     async def check_request(self, client: str, names_room: bool = False) -> None:
         """One off the address's request budget; for a request naming a room

@@ -369,7 +369,9 @@ async def rulesets(
         options: dict[str, Any] = {
             name: {"default": spec.default, "choices": list(spec.choices)} for name, spec in rules.option_specs.items()
         }
-        options["hints"] = {"default": True, "choices": [True, False]}
+        # hints: the default of a room for several players (true when max_players is 1)
+        options["hints"] = {"default": False, "choices": [True, False]}
+        options["chat"] = {"default": True, "choices": [True, False]}
         out.append(
             {
                 "name": rules.name,

@@ -87,7 +87,12 @@ class CreateOptions(_Body):
 
     joker: Literal["forced", "free"] = "forced"
     upper_first: StrictBool = False
-    hints: StrictBool = True
+    hints: StrictBool | None = Field(
+        None,
+        description="hints for the player whose turn it is (GET /api/rooms/{code}/hint; each hinted roll is "
+        "recorded as hint_used). Left out or null: true when max_players is 1, false otherwise",
+    )
+    chat: StrictBool = Field(True, description="chat and reactions (POST /api/rooms/{code}/chat); false: chat_disabled")
     turn_seconds: StrictInt | None = Field(
         None,
         description="the turn clock: seconds a person has for each turn (10 to 604800), after which the "
@@ -124,6 +129,32 @@ class QuickPlay(_Body):
     max_players: int = Field(2, ge=2, le=MAX_PLAYERS, description="the seats of a room quick play opens")
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"ruleset": "yacht", "name": "Ana"}]})
+
+
+ChatText = Annotated[
+    str,
+    StringConstraints(max_length=1000),
+    Field(
+        description="a message: Unicode NFC, whitespace collapsed and trimmed, 1-200 grapheme clusters (at most 400 "
+        "code points), no control or invisible characters; refused with chat_empty, chat_too_long or chat_invalid "
+        "(docs/api.md, Chat)",
+        examples=["good luck!"],
+    ),
+]
+Reaction = Literal["👍", "👏", "😂", "😮", "😢", "🎉", "🔥", "🎲"]
+
+
+class ChatTextBody(_Body):
+    text: ChatText
+    id: ClientId | None = Field(None, description="echoed in the socket's ack or error")
+
+
+class ChatReactionBody(_Body):
+    reaction: Reaction = Field(description="one of the fixed set of reactions")
+    id: ClientId | None = Field(None, description="echoed in the socket's ack or error")
+
+
+ChatBody = ChatTextBody | ChatReactionBody
 
 
 class AddBot(_Body):
@@ -225,6 +256,7 @@ class PlayerOut(BaseModel):
     host: bool
     away: bool = Field(description="timed out twice in a row: the autopilot plays their turns until they are back")
     resigned: bool = Field(description="resigned from the current game: the autopilot finishes their scorecard")
+    muted: bool = Field(description="the host muted this seat's chat (its chat is refused with muted)")
 
 
 class TurnOut(BaseModel):
@@ -270,6 +302,9 @@ class GameOut(BaseModel):
         description="when the current turn times out (option turn_seconds); null: untimed, the autopilot's turn, "
         "or the game is over",
     )
+    hints: dict[str, int] = Field(
+        description="each player's hinted rolls in this game (hint_used events), every player of the game listed"
+    )
 
 
 class GameSummary(BaseModel):
@@ -285,7 +320,8 @@ class RoomOptions(BaseModel):
 
     joker: Literal["forced", "free"] = Field("forced", description="Yahtzee only")
     upper_first: bool = Field(False, description="Yahtzee only")
-    hints: bool
+    hints: bool = Field(description="hints allowed (by default only in a solo room)")
+    chat: bool = Field(True, description="chat and reactions allowed")
     turn_seconds: int | None = Field(None, description="the turn clock in seconds; null: untimed")
     public: bool = Field(False, description="listed by GET /api/rooms while in the lobby with a free seat")
     auto_start: bool = Field(False, description="the game starts by itself when the last seat is taken")
@@ -310,12 +346,17 @@ class EventOut(BaseModel):
     version: int
     type: str = Field(
         description="player_joined, player_left, seat_token_rotated, room_closed, game_started, turn_started, kept, "
-        "rolled, scored, game_finished, turn_timed_out, player_away, player_back, player_resigned "
+        "rolled, scored, game_finished, turn_timed_out, player_away, player_back, player_resigned, hint_used, chat, "
+        "player_muted, player_unmuted "
         "(docs/api.md gives each one's data)"
     )
     player_id: str | None = Field(description="who caused it; null for game_finished and room_closed")
     data: dict[str, Any]
     at: str = Field(json_schema_extra={"format": "date-time"}, examples=["2026-11-29T12:30:32.955360Z"])
+
+
+class ChatOut(BaseModel):
+    event: EventOut = Field(description="the chat event as stored and published")
 
 
 class Created(BaseModel):

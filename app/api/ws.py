@@ -20,7 +20,8 @@ from app.realtime import CloseCode, Connection, Hub, messages, patch
 from app.rooms import DomainError, ErrorCode, RoomService, Seat
 from app.rooms.secrets import normalize_code
 
-from .protocol import Hello
+from .chat import CHAT, said
+from .protocol import Hello, MuteMessage
 from .proxies import client_address
 from .ratelimit import RateLimits
 from .routes import ACTION, action_request
@@ -28,6 +29,7 @@ from .routes import ACTION, action_request
 log = logging.getLogger("dicecup.ws")
 
 HELLO = TypeAdapter(Hello)
+MUTE = TypeAdapter(MuteMessage)
 REPLAY_PAGE = 500
 """Events read from the log at a time when a client resumes far behind."""
 FLUSH_BEFORE_CLOSE = 2.0
@@ -265,8 +267,33 @@ class Session:
                 conn.send(_error(refused.code, refused.detail, action_id))
             else:
                 conn.send(messages.ack(action_id, outcome.version))
+        elif kind in ("chat", "mute"):
+            await self.chat(conn, seat, message)
         else:
             conn.send(_error("invalid_request", f"unknown message type {kind!r}"))
+
+    async def chat(self, conn: Connection, seat: Seat | None, message: dict[str, Any]) -> None:
+        """A ``chat`` or ``mute`` message (``app.chat``), answered with an ``ack`` or an ``error``."""
+        message_id = message.get("id") if isinstance(message.get("id"), str) else None
+        if seat is None:
+            conn.send(_error("forbidden", "spectators read the chat but do not write", message_id))
+            return
+        chat = self.socket.app.state.chat
+        try:
+            if message["type"] == "chat":
+                text, reaction = said(CHAT.validate_python({k: v for k, v in message.items() if k != "type"}))
+                await self.limits.check_chat(seat.player_id)
+                version = (await chat.say(self.code, seat, text=text, reaction=reaction))["version"]
+            else:
+                mute = MUTE.validate_python(message)
+                version = await chat.mute(self.code, seat, mute.player_id, mute.muted)
+        except ValidationError as invalid:
+            first = invalid.errors()[0]["msg"] if invalid.errors() else "bad message"
+            conn.send(_error("invalid_request", f"invalid {message['type']}: {first}", message_id))
+        except DomainError as refused:
+            conn.send(_error(refused.code, refused.detail, message_id))
+        else:
+            conn.send(messages.ack(message_id, version))
 
 
 async def room_socket(socket: WebSocket, code: str) -> None:

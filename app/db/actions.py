@@ -70,6 +70,7 @@ class GameRow:
     seed: str
     commitment: str
     winners: list[str] | None
+    hints: dict[str, list[list[int]]] | None = None
 
 
 @dataclass(slots=True)
@@ -81,6 +82,7 @@ class PlayerRow:
     away: bool = False
     resigned: bool = False
     timeouts: int = 0
+    muted: bool = False
 
 
 @dataclass(slots=True)
@@ -127,12 +129,12 @@ def _json(value: Any) -> str:
 
 _SQLITE_ROOM = """
 SELECT r.id, r.code, r.ruleset, r.options, r.max_players, r.status, r.host_id, r.version, r.game_number,
-       r.history, g.id, g.number, g.status, g.state, g.seed, g.commitment, g.winners, r.turn_deadline
+       r.history, g.id, g.number, g.status, g.state, g.seed, g.commitment, g.winners, r.turn_deadline, g.hints
 FROM rooms r LEFT JOIN games g ON g.room_id = r.id AND g.number = r.game_number
 WHERE r.code = ?
 """
 _SQLITE_PLAYERS = (
-    "SELECT id, name, seat, bot, away, resigned_at IS NOT NULL, timeouts FROM players "
+    "SELECT id, name, seat, bot, away, resigned_at IS NOT NULL, timeouts, muted FROM players "
     "WHERE room_id = ? AND left_at IS NULL ORDER BY seat"
 )
 _SQLITE_BACK = "UPDATE players SET away = 0, timeouts = 0 WHERE id = ?"
@@ -178,9 +180,11 @@ def sqlite_act(conn: sqlite3.Connection, code: str, player_id: str, client_id: s
             )  # fmt: skip
             game = None
             if row[10] is not None:
-                game = GameRow(row[10], row[11], row[12], orjson.loads(row[13]), row[14], row[15], _loads(row[16]))
+                game = GameRow(
+                    row[10], row[11], row[12], orjson.loads(row[13]), row[14], row[15], _loads(row[16]), _loads(row[18])
+                )
             players = [
-                PlayerRow(p[0], p[1], p[2], p[3], bool(p[4]), bool(p[5]), p[6])
+                PlayerRow(p[0], p[1], p[2], p[3], bool(p[4]), bool(p[5]), p[6], bool(p[7]))
                 for p in conn.execute(_SQLITE_PLAYERS, (room.id,))
             ]
             seen = client_id is not None and (
@@ -245,13 +249,13 @@ _PG_LOAD = """
 SELECT r.id, r.code, r.ruleset, r.options, r.max_players, r.status, r.host_id, r.version, r.game_number,
        r.history, g.id, g.number, g.status, g.state, g.seed, g.commitment, g.winners,
        (SELECT coalesce(json_agg(json_build_array(p.id, p.name, p.seat, p.bot, p.away, p.resigned_at IS NOT NULL,
-                                                  p.timeouts) ORDER BY p.seat), '[]'::json)
+                                                  p.timeouts, p.muted) ORDER BY p.seat), '[]'::json)
           FROM players p WHERE p.room_id = r.id AND p.left_at IS NULL) AS players,
        $2::text IS NOT NULL AND EXISTS (
          SELECT 1 FROM action_results a
          WHERE a.room_id = r.id AND a.player_id = $3 AND a.game_number = r.game_number AND a.client_id = $2
        ) AS seen,
-       r.turn_deadline
+       r.turn_deadline, g.hints
 FROM rooms r LEFT JOIN games g ON g.room_id = r.id AND g.number = r.game_number
 WHERE r.code = $1
 """
@@ -326,7 +330,11 @@ async def pg_act(pool: Any, code: str, player_id: str, client_id: str | None, de
             if row is not None:
                 room = RoomRow(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8], row[9])
                 room.turn_deadline = row[19]
-                game = None if row[10] is None else GameRow(*row[10:17])
+                game = (
+                    None
+                    if row[10] is None
+                    else GameRow(row[10], row[11], row[12], row[13], row[14], row[15], row[16], row[20])
+                )
                 loaded = Loaded(room, game, [PlayerRow(*p) for p in row[17]], row[18])
             write = decide(loaded)
             room, game, result = write.room, write.game, write.result or {}

@@ -96,6 +96,8 @@ class Player(Base):
     """Turns timed out in a row (reset by the player's own action)."""
     resigned_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     """Resigned from the current game: the autopilot finishes their scorecard and they cannot win."""
+    muted: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    """The host muted the seat's chat (``app.chat``): its chat is refused with ``muted``."""
 
     @property
     def resigned(self) -> bool:
@@ -125,6 +127,8 @@ class Game(Base):
     commitment: Mapped[str] = mapped_column(String(64))
     totals: Mapped[dict[str, int] | None] = mapped_column(Json)
     winners: Mapped[list[str] | None] = mapped_column(Json)
+    hints: Mapped[dict[str, list[list[int]]] | None] = mapped_column(Json, default=None)
+    """Each seat's hinted rolls in this game, as ``[round, rolls_left]`` pairs (``hint_used``)."""
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 

@@ -52,8 +52,11 @@ class Turns:
         self.autopilot_seconds = 0.0
         """CPU time spent choosing and applying autopilot moves (process time)."""
 
-    async def play_due(self, code: str) -> bool:
-        """Act on the room's deadline: True if something was stored."""
+    async def play_due(self, code: str, attempts: int = 3) -> bool:
+        """Act on the room's deadline: True if something was stored. A move
+        refused with ``stale_version`` (an event that is not a move, such as a
+        chat message, came between the read and the move) is decided again
+        from the room as it is now, up to ``attempts`` times."""
         service = self.service
         try:
             room, players, game = await service.snapshot(code)
@@ -91,6 +94,8 @@ class Turns:
             await service.act(room.code, Seat(player.id, room.code), request)
         except DomainError as refused:  # someone moved first: the new deadline brings us back
             log.info("turn of %s in room %s: %s", player.id, room.code, refused.code)
+            if refused.code == "stale_version" and attempts > 1:
+                return await self.play_due(code, attempts - 1)
             return False
         finally:
             if autopilot:

@@ -100,8 +100,10 @@ async def claim_due(service: RoomService, limit: int = 20, lease: float = 15.0) 
         return [room.code for room in rooms]
 
 
-async def bot_turn(service: RoomService, code: str) -> bool:
-    """If a bot is to act in the room, make its next move through :meth:`act`."""
+async def bot_turn(service: RoomService, code: str, attempts: int = 3) -> bool:
+    """If a bot is to act in the room, make its next move through :meth:`act`
+    (decided again, up to ``attempts`` times, after a ``stale_version``: a
+    chat message between the read and the move)."""
     turn = await service.due_bot_turn(code)
     if turn is None:
         return False
@@ -110,6 +112,8 @@ async def bot_turn(service: RoomService, code: str) -> bool:
         await service.act(code, Seat(turn.player_id, turn.code), replace(request, expected_version=turn.version))
     except DomainError as refused:  # someone else moved first: the new deadline brings us back
         log.info("bot %s in room %s: %s", turn.player_id, code, refused.code)
+        if refused.code == "stale_version" and attempts > 1:
+            return await bot_turn(service, code, attempts - 1)
         return False
     return True
 

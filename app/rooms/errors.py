@@ -17,6 +17,8 @@ class ErrorCode(StrEnum):
     NOT_HOST = "not_host"
     NOT_AWAY = "not_away"
     HINTS_DISABLED = "hints_disabled"
+    CHAT_DISABLED = "chat_disabled"
+    MUTED = "muted"
     # what you asked for
     ROOM_NOT_FOUND = "room_not_found"
     GAME_NOT_FOUND = "game_not_found"
@@ -53,6 +55,10 @@ class ErrorCode(StrEnum):
     NAME_TOO_LONG = "name_too_long"
     NAME_INVALID = "name_invalid"
     NAME_TAKEN = "name_taken"
+    # chat (app.chat)
+    CHAT_EMPTY = "chat_empty"
+    CHAT_TOO_LONG = "chat_too_long"
+    CHAT_INVALID = "chat_invalid"
     # profiles
     USERNAME_TAKEN = "username_taken"
     # turn notifications (app.notify)
@@ -71,6 +77,8 @@ STATUS = {
     "not_host": 403,
     "not_away": 403,
     "hints_disabled": 403,
+    "chat_disabled": 403,
+    "muted": 403,
     "room_not_found": 404,
     "game_not_found": 404,
     "player_not_found": 404,
@@ -85,6 +93,9 @@ STATUS = {
     "name_too_long": 422,
     "name_invalid": 422,
     "invalid_subscription": 422,
+    "chat_empty": 422,
+    "chat_too_long": 422,
+    "chat_invalid": 422,
     "rate_limited": 429,
     "internal_error": 500,
     "strategy_unavailable": 503,

@@ -1,4 +1,9 @@
-"""Hints: the expected value of every choice, for the player whose turn it is."""
+"""Hints: the expected value of every choice, for the player whose turn it is.
+
+The first hint a seat asks about a roll is recorded (``hint_used``, with the
+round and the rolls left, never the advice) in the same request, so opponents
+see it in the log and the game counts each seat's hinted rolls (the game's
+``hints``); asking again about the same roll records nothing more."""
 
 from __future__ import annotations
 
@@ -51,4 +56,32 @@ async def hint(service: RoomService, code: str, token: str | None) -> JSON:
     advisor = None if service.strategy is None else service.strategy.advisor(Variant.of(state.ruleset, state.options))
     if advisor is None:
         raise DomainError("strategy_unavailable", "the strategy tables are still being computed")
-    return advisor.advise(state.scorecards[turn.player_id], turn.dice, turn.rolls_left).to_json()
+    advice = advisor.advise(state.scorecards[turn.player_id], turn.dice, turn.rolls_left).to_json()
+    roll = [state.round, turn.rolls_left]
+    if roll not in (game.hints or {}).get(seat.player_id, []):
+        await _record(service, room.code, seat.player_id, game.number, roll, list(turn.dice))
+    return advice
+
+
+async def _record(
+    service: RoomService, code: str, player_id: str, number: int, roll: list[int], dice: list[int]
+) -> None:
+    """``hint_used`` for the roll, unless it was recorded meanwhile; ``stale_version``
+    if the roll the advice is about is no longer on the table."""
+
+    def change(room: Room, players: list[Player], game: Game | None) -> list[tuple[str, str | None, JSON]]:
+        state = None if game is None or game.number != number else state_from_dict(game.state)
+        turn = None if state is None else state.turn
+        if state is None or turn is None or turn.player_id != player_id or turn.dice is None:
+            raise DomainError("stale_version", "the turn moved on meanwhile; ask again")
+        if [state.round, turn.rolls_left] != roll or list(turn.dice) != dice:
+            raise DomainError("stale_version", "the turn moved on meanwhile; ask again")
+        assert game is not None
+        hints = dict(game.hints or {})
+        if roll in hints.get(player_id, []):
+            return []  # recorded by a concurrent request
+        hints[player_id] = [*hints.get(player_id, []), roll]
+        game.hints = hints
+        return [("hint_used", player_id, {"player_id": player_id, "round": roll[0], "rolls_left": roll[1]})]
+
+    await service.change(code, change)

@@ -22,6 +22,7 @@ without case (``casefold``), and the room refuses a second ``Ana`` with
 from __future__ import annotations
 
 import unicodedata
+from dataclasses import dataclass
 
 import regex  # type: ignore[import-untyped]  # (no stubs: types-regex is not a dependency)
 
@@ -55,10 +56,10 @@ def _refused(char: str) -> bool:
     return not (char in _JOINERS or "\U000e0020" <= char <= "\U000e007f")
 
 
-def _error(code: str, detail: str) -> DomainError:
+def _error(code: str, detail: str, field: str = "name") -> DomainError:
     error = DomainError(code, detail, status=422)
     # the same per-field shape as a schema refusal (docs/api.md, "Errors")
-    error.errors = [{"type": code, "loc": ["body", "name"], "msg": detail}]  # type: ignore[attr-defined]
+    error.errors = [{"type": code, "loc": ["body", field], "msg": detail}]  # type: ignore[attr-defined]
     return error
 
 
@@ -67,22 +68,53 @@ def graphemes(text: str) -> int:
     return len(_GRAPHEME.findall(text))
 
 
+@dataclass(frozen=True)
+class TextRule:
+    """How one kind of user text is normalized and what its refusals are called
+    (a name here; a chat message in ``app.chat``)."""
+
+    field: str
+    """The body field a refusal points at."""
+    noun: str
+    """What the text is called in a refusal's detail ("a name")."""
+    max_graphemes: int
+    max_code_points: int
+    max_input: int
+    """The longest text a request may carry, in code points, before normalizing."""
+    empty: str
+    too_long: str
+    invalid: str
+    """The refusals' codes."""
+
+
+NAME = TextRule(
+    "name", "a name", MAX_GRAPHEMES, MAX_CODE_POINTS, MAX_INPUT, "name_empty", "name_too_long", "name_invalid"
+)
+
+
+def normalize_text(raw: str, rule: TextRule) -> str:
+    """``raw`` in its normal form (NFC, whitespace collapsed and trimmed), or a
+    :class:`DomainError` (422) with the rule's empty, too-long or invalid code."""
+    too_long = f"{rule.noun} has at most {rule.max_graphemes} characters"
+    if len(raw) > rule.max_input:
+        raise _error(rule.too_long, too_long, rule.field)
+    # whitespace first: a control character that is whitespace (a newline) is a space
+    text = " ".join(unicodedata.normalize("NFC", raw).split())
+    if any(_refused(char) for char in text):
+        raise _error(rule.invalid, f"{rule.noun} cannot hold control or invisible characters", rule.field)
+    if text and (text[0] in _JOINERS or text[-1] in _JOINERS):
+        raise _error(rule.invalid, f"{rule.noun} cannot start or end with an invisible joiner", rule.field)
+    if not text or not any(unicodedata.category(c)[0] in "LNSP" for c in text):
+        raise _error(rule.empty, f"{rule.noun} needs at least one visible character", rule.field)
+    if len(text) > rule.max_code_points or graphemes(text) > rule.max_graphemes:
+        raise _error(rule.too_long, too_long, rule.field)
+    return text
+
+
 def normalize_name(raw: str) -> str:
     """The name ``raw`` stands for, or a :class:`DomainError` (422) with
     ``name_empty``, ``name_too_long`` or ``name_invalid``."""
-    if len(raw) > MAX_INPUT:
-        raise _error("name_too_long", f"a name has at most {MAX_GRAPHEMES} characters")
-    # whitespace first: a control character that is whitespace (a newline) is a space
-    name = " ".join(unicodedata.normalize("NFC", raw).split())
-    if any(_refused(char) for char in name):
-        raise _error("name_invalid", "a name cannot hold control or invisible characters")
-    if name and (name[0] in _JOINERS or name[-1] in _JOINERS):
-        raise _error("name_invalid", "a name cannot start or end with an invisible joiner")
-    if not name or not any(unicodedata.category(c)[0] in "LNSP" for c in name):
-        raise _error("name_empty", "a name needs at least one visible character")
-    if graphemes(name) > MAX_GRAPHEMES or len(name) > MAX_CODE_POINTS:
-        raise _error("name_too_long", f"a name has at most {MAX_GRAPHEMES} characters")
-    return name
+    return normalize_text(raw, NAME)
 
 
 def same_name(a: str, b: str) -> bool:

@@ -76,8 +76,17 @@ ROOM_OPTIONS: dict[str, Any] = {
     "public": False,
     "auto_start": False,
     "bot_speed": "normal",
+    "chat": True,
 }
-"""Options every room has on top of its rule set's (``docs/api.md``, "Room options")."""
+"""Options every room has on top of its rule set's (``docs/api.md``, "Room options"). ``hints``
+defaults to true only for a solo room (``max_players`` 1): see :func:`hints_default`."""
+
+
+def hints_default(max_players: int) -> bool:
+    """Hints are on by default in a solo room, off in a room for several players
+    (opponents see each hint used, ``hint_used``, but the creator chooses)."""
+    return max_players <= 1
+
 
 TURN_SECONDS_MAX = 604_800
 """The longest turn clock: a week (correspondence play)."""
@@ -266,10 +275,10 @@ class RoomService(RoomReader):
     ) -> tuple[JSON, JSON, str]:
         """A new room with its creator seated as host: (room, player, token).
         ``profile_id`` links the seat to a profile (``app.profiles``)."""
-        room_options = self.check_options(ruleset, options, self.turn_seconds_min)
-        name = normalize_name(name)
         if not 1 <= max_players <= MAX_PLAYERS:
             raise DomainError("invalid_request", f"max_players is 1 to {MAX_PLAYERS}")
+        room_options = self.check_options(ruleset, options, self.turn_seconds_min, max_players)
+        name = normalize_name(name)
         token = secrets.new_token()
         changes = _Changes()
         async with self.db.write() as session:
@@ -539,6 +548,13 @@ class RoomService(RoomReader):
         append the events it returns, publish them after the commit and ring
         the scheduler's alarm: the one way other capabilities (``app.lifecycle``)
         write to a room."""
+        view, _ = await self.change_events(code, change, expected_version)
+        return view
+
+    async def change_events(
+        self, code: str, change: Change, expected_version: int | None = None
+    ) -> tuple[JSON, list[JSON]]:
+        """:meth:`change`, answering the room and the events appended (as published)."""
         changes = _Changes()
         async with self.db.write() as session:
             room = await self._room(session, code, lock=True)
@@ -551,9 +567,10 @@ class RoomService(RoomReader):
                 self._append(session, room, changes, events)
             await session.flush()
             view = await self._view(session, room, game, players=players)
-        await self._publish(view, changes)
+        published = [event_view(e) for e in changes.events]
+        await self._publish_events(view, published)
         self._wake(room)
-        return view
+        return view, published
 
     async def snapshot(self, code: str) -> tuple[Room, list[Player], Game | None]:
         """The room, its seated players and its current game, as stored now (read only)."""
@@ -576,17 +593,21 @@ class RoomService(RoomReader):
 
     @staticmethod
     def check_options(
-        ruleset: str, options: dict[str, Any] | None, turn_seconds_min: int = TURN_SECONDS_MIN
+        ruleset: str, options: dict[str, Any] | None, turn_seconds_min: int = TURN_SECONDS_MIN, max_players: int = 1
     ) -> dict[str, Any]:
-        """The room's full options (rule set's and the room's own, defaults filled in)."""
+        """The room's full options (rule set's and the room's own, defaults filled in;
+        ``hints`` left out or null takes :func:`hints_default` of ``max_players``)."""
         try:
             rules = get_ruleset(ruleset)
         except UnknownRuleset:
             raise DomainError("invalid_request", f"unknown rule set {ruleset!r}") from None
         options = dict(options or {})
         room_options = {}
+        options.setdefault("hints", None)
         for name, default in ROOM_OPTIONS.items():
             value = options.pop(name, default)
+            if name == "hints" and value is None:
+                value = hints_default(max_players)
             if name == "turn_seconds":
                 if value is not None and (type(value) is not int or not turn_seconds_min <= value <= TURN_SECONDS_MAX):
                     raise DomainError(

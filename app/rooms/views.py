@@ -47,6 +47,8 @@ class PlayerRow(Protocol):
     def away(self) -> bool: ...
     @property
     def resigned(self) -> bool: ...
+    @property
+    def muted(self) -> bool: ...
 
 
 class GameRow(Protocol):
@@ -60,6 +62,8 @@ class GameRow(Protocol):
     def commitment(self) -> str: ...
     @property
     def winners(self) -> list[str] | None: ...
+    @property
+    def hints(self) -> dict[str, list[list[int]]] | None: ...
 
 
 def player_view(player: PlayerRow, room: RoomRow, connected: Collection[str]) -> JSON:
@@ -72,6 +76,7 @@ def player_view(player: PlayerRow, room: RoomRow, connected: Collection[str]) ->
         "host": player.id == room.host_id,
         "away": bool(player.away),
         "resigned": bool(player.resigned),
+        "muted": bool(player.muted),
     }
 
 
@@ -117,7 +122,14 @@ def game_view(game: GameRow, state: GameState | None = None, deadline: datetime 
         "winners": list(game.winners or []),
         "fairness": {"commitment": game.commitment, "seed": game.seed if state.finished else None},
         "deadline": None if deadline is None or state.finished else iso_utc(deadline),
+        "hints": hint_counts(game.hints, state.order),
     }
+
+
+def hint_counts(hints: dict[str, list[list[int]]] | None, order: Iterable[str]) -> dict[str, int]:
+    """How many rolls each player of the game asked a hint about (``hint_used``)."""
+    hints = hints or {}
+    return {player: len(hints.get(player, ())) for player in order}
 
 
 def room_view(

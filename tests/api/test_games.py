@@ -114,7 +114,10 @@ async def test_rulesets(client) -> None:
     assert sets["yahtzee"]["boxes"][0] == {"id": "ones", "label": "Aces", "section": "upper"}
     assert sets["yacht"]["boxes"][0] == {"id": "yacht", "label": "Yacht", "section": "lower"}
     assert sets["yatzy"]["rounds"] == 15 and sets["yatzy"]["label"] == "Yatzy"
-    assert sets["yatzy"]["options"] == {"hints": {"default": True, "choices": [True, False]}}
+    assert sets["yatzy"]["options"] == {
+        "hints": {"default": False, "choices": [True, False]},
+        "chat": {"default": True, "choices": [True, False]},
+    }
     assert sets["yatzy"]["boxes"][7] == {"id": "two_pairs", "label": "Two pairs", "section": "lower"}
     assert sets["yahtzee"]["upper_bonus"] == {"threshold": 63, "points": 35} and sets["yacht"]["upper_bonus"] is None
     assert sets["yatzy"]["upper_bonus"] == {"threshold": 63, "points": 50} and sets["yatzy"]["yahtzee_bonus"] is None

@@ -99,6 +99,9 @@ def test_security_scheme() -> None:
         ("POST", "/api/rooms/{code}/actions"),
         ("PUT", "/api/rooms/{code}/players/{player_id}/push"),
         ("DELETE", "/api/rooms/{code}/players/{player_id}/push"),
+        ("POST", "/api/rooms/{code}/chat"),
+        ("PUT", "/api/rooms/{code}/players/{player_id}/mute"),
+        ("DELETE", "/api/rooms/{code}/players/{player_id}/mute"),
     }
 
 

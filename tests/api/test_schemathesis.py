@@ -141,7 +141,11 @@ class World:
             ("yahtzee", ["Ana", "Ben"], True),
             ("yacht", ["Cy"], True),
         ]:
-            r = http.post("/api/rooms", json={"ruleset": ruleset, "name": players[0], "max_players": 4}, headers=linked)
+            r = http.post(
+                "/api/rooms",
+                json={"ruleset": ruleset, "name": players[0], "max_players": 4, "options": {"hints": True}},
+                headers=linked,
+            )
             assert r.status_code == 201, r.text
             room = Room(r.json()["room"]["code"], {r.json()["player"]["id"]: r.json()["token"]})
             for name in players[1:]:

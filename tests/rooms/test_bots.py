@@ -108,7 +108,7 @@ async def test_the_hint_marks_what_the_optimal_bot_plays(database_url, strategy_
     async with AsyncExitStack() as stack:
         (http,) = await start_apps(stack, database_url, 1)
         table = Table(http)
-        await table.create("yahtzee", "Ana", max_players=2)
+        await table.create("yahtzee", "Ana", max_players=2, options={"hints": True})
         ben = await table.join("Ben")
         room = await table.start()
         first = room["game"]["turn"]["player_id"]
@@ -172,7 +172,7 @@ async def test_hints_off_and_tables_not_ready(database_url, tmp_path) -> None:
         r = await http.get(f"/api/rooms/{table.code}/hint", headers=table.auth(table.tokens[table.host]))
         assert (r.status_code, r.json()["code"]) == (403, "hints_disabled")
         other = Table(http)
-        await other.create("yacht", "Bo", max_players=2)
+        await other.create("yacht", "Bo", max_players=2, options={"hints": True})
         await add_bot(other, "optimal")  # plays greedily until the tables exist
         await other.start()
         room = await wait_for_turn(other, other.host)

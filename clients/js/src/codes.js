@@ -12,6 +12,8 @@ export const ErrorCode = Object.freeze({
   NOT_HOST: 'not_host',
   NOT_AWAY: 'not_away',
   HINTS_DISABLED: 'hints_disabled',
+  CHAT_DISABLED: 'chat_disabled',
+  MUTED: 'muted',
   // what you asked for
   ROOM_NOT_FOUND: 'room_not_found',
   GAME_NOT_FOUND: 'game_not_found',
@@ -48,6 +50,10 @@ export const ErrorCode = Object.freeze({
   NAME_TOO_LONG: 'name_too_long',
   NAME_INVALID: 'name_invalid',
   NAME_TAKEN: 'name_taken',
+  // chat
+  CHAT_EMPTY: 'chat_empty',
+  CHAT_TOO_LONG: 'chat_too_long',
+  CHAT_INVALID: 'chat_invalid',
   USERNAME_TAKEN: 'username_taken',
   // turn notifications
   INVALID_SUBSCRIPTION: 'invalid_subscription',

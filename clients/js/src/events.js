@@ -34,3 +34,9 @@ export function withData(event, room) {
       return null;
   }
 }
+
+/**
+ * The reactions a seat may send (POST /api/rooms/{code}/chat `{reaction}`), in the server's order.
+ * @type {ReadonlyArray<import('./types.js').Reaction>}
+ */
+export const REACTIONS = Object.freeze(['👍', '👏', '😂', '😮', '😢', '🎉', '🔥', '🎲']);

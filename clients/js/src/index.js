@@ -5,7 +5,7 @@ export { ErrorCode, ERROR_CODES, isErrorCode, CloseCode, FATAL_CLOSE_CODES, isFa
 export { applyPatch, PatchError, parsePointer, escapeToken, jsonEqual } from './patch.js';
 export { DicecupApi, DicecupError, resolveBase, apiUrl, socketUrl } from './rest.js';
 export { RoomStore } from './store.js';
-export { withData, COMPACT_EVENT_TYPES } from './events.js';
+export { withData, COMPACT_EVENT_TYPES, REACTIONS } from './events.js';
 export { RoomConnection, ConnectionClosed, newActionId } from './connection.js';
 
 /** @typedef {import('./types.js').Room} Room */

@@ -12,6 +12,8 @@ import { isErrorCode } from './codes.js';
 /** @typedef {import('./types.js').PublicRooms} PublicRooms */
 /** @typedef {import('./types.js').EventsPage} EventsPage */
 /** @typedef {import('./types.js').RoomEvent} RoomEvent */
+/** @typedef {import('./types.js').ChatEvent} ChatEvent */
+/** @typedef {import('./types.js').ChatBody} ChatBody */
 /** @typedef {import('./types.js').RulesetInfo} RulesetInfo */
 /** @typedef {import('./types.js').Hint} Hint */
 /** @typedef {import('./types.js').Game} Game */
@@ -300,6 +302,29 @@ export class DicecupApi {
    */
   act(code, action, token) {
     return this.request('POST', `${DicecupApi.room(code)}/actions`, { body: action, token });
+  }
+
+  /**
+   * Say something (`{text}`, 1-200 characters) or react (`{reaction}`, one of REACTIONS), as a seat.
+   * @param {string} code
+   * @param {ChatBody} body
+   * @param {string} token
+   * @returns {Promise<{event: ChatEvent}>}
+   */
+  chat(code, body, token) {
+    return this.request('POST', `${DicecupApi.room(code)}/chat`, { body, token });
+  }
+
+  /**
+   * Mute (`muted` true) or unmute a seat's chat (host).
+   * @param {string} code
+   * @param {string} playerId
+   * @param {boolean} muted
+   * @param {string} token the host's
+   * @returns {Promise<void>}
+   */
+  mute(code, playerId, muted, token) {
+    return this.request(muted ? 'PUT' : 'DELETE', `${DicecupApi.room(code)}/players/${encodeURIComponent(playerId)}/mute`, { token });
   }
 
   /**

@@ -17,11 +17,13 @@
  * @property {boolean} host
  * @property {boolean} away timed out twice in a row: the autopilot plays their turns until they are back
  * @property {boolean} resigned resigned from the current game: the autopilot finishes their scorecard
+ * @property {boolean} muted the host muted the seat's chat
  */
 
 /**
  * @typedef {object} RoomOptions
  * @property {boolean} hints
+ * @property {boolean} [chat] chat and reactions allowed (default true)
  * @property {'forced' | 'free'} [joker] Yahtzee only
  * @property {boolean} [upper_first] Yahtzee only
  * @property {number | null} [turn_seconds] the turn clock; null: untimed
@@ -68,6 +70,7 @@
  * @property {string[]} winners
  * @property {{commitment: string, seed: string | null}} fairness
  * @property {string | null} deadline when the current turn times out (ISO-8601 UTC); null: untimed
+ * @property {Record<string, number>} hints each player's hinted rolls in this game (hint_used)
  */
 
 /**
@@ -131,11 +134,17 @@
 /** @typedef {EventOf<'player_away', {player_id: string}>} PlayerAwayEvent */
 /** @typedef {EventOf<'player_back', {player_id: string}>} PlayerBackEvent */
 /** @typedef {EventOf<'player_resigned', {player_id: string}>} PlayerResignedEvent */
+/** @typedef {EventOf<'hint_used', {player_id: string, round: number, rolls_left: number}>} HintUsedEvent */
+/** @typedef {'👍' | '👏' | '😂' | '😮' | '😢' | '🎉' | '🔥' | '🎲'} Reaction */
+/** @typedef {EventOf<'chat', {text: string} | {reaction: Reaction}>} ChatEvent the text is user content: show it as text */
+/** @typedef {EventOf<'player_muted', {player_id: string}>} PlayerMutedEvent player_id: the host; data.player_id: the seat */
+/** @typedef {EventOf<'player_unmuted', {player_id: string}>} PlayerUnmutedEvent */
+/** @typedef {{text: string, id?: string} | {reaction: Reaction, id?: string}} ChatBody */
 
 /**
  * @typedef {PlayerJoinedEvent | PlayerLeftEvent | SeatTokenRotatedEvent | RoomClosedEvent | GameStartedEvent | TurnStartedEvent
  *   | KeptEvent | RolledEvent | ScoredEvent | GameFinishedEvent | TurnTimedOutEvent | PlayerAwayEvent | PlayerBackEvent
- *   | PlayerResignedEvent} RoomEvent
+ *   | PlayerResignedEvent | HintUsedEvent | ChatEvent | PlayerMutedEvent | PlayerUnmutedEvent} RoomEvent
  */
 
 /**
@@ -149,7 +158,8 @@
  * the connection puts it back, see events.js), the others are as in RoomEvent.
  * @typedef {PlayerJoinedEvent | PlayerLeftEvent | SeatTokenRotatedEvent | RoomClosedEvent | GameStartedEvent
  *   | WithoutData<TurnStartedEvent> | WithoutData<KeptEvent> | WithoutData<RolledEvent> | ScoredEvent
- *   | GameFinishedEvent | TurnTimedOutEvent | PlayerAwayEvent | PlayerBackEvent | PlayerResignedEvent} WireEvent
+ *   | GameFinishedEvent | TurnTimedOutEvent | PlayerAwayEvent | PlayerBackEvent | PlayerResignedEvent
+ *   | HintUsedEvent | ChatEvent | PlayerMutedEvent | PlayerUnmutedEvent} WireEvent
  */
 
 // -- socket messages ------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from .types import (
     Action,
     ActionResult,
     BotLevel,
+    Chat,
     Created,
     Event,
     EventsPage,
@@ -24,6 +25,7 @@ from .types import (
     PublicRooms,
     PushSubscription,
     QuickPlayed,
+    Reaction,
     Room,
     Ruleset,
     RulesetInfo,
@@ -156,6 +158,18 @@ class DicecupClient:
     async def act(self, code: str, token: str, action: Action | Mapping[str, Any]) -> ActionResult:
         """Roll, keep or score: ``{"version", "events", "room"}``."""
         return cast(ActionResult, await self.request("POST", f"{_room(code)}/actions", token=token, json=action))
+
+    async def chat(self, code: str, token: str, *, text: str | None = None, reaction: Reaction | None = None) -> Chat:
+        """Say something (``text``: 1-200 characters) or react (``reaction``: one of
+        ``REACTIONS``), as a seat: the ``chat`` event."""
+        body: dict[str, str] = {"text": text} if text is not None else {"reaction": reaction or ""}
+        answer = await self.request("POST", f"{_room(code)}/chat", token=token, json=body)
+        return cast(Chat, answer["event"])
+
+    async def mute(self, code: str, player_id: str, token: str, muted: bool = True) -> None:
+        """Mute (or with ``muted=False`` unmute) a seat's chat (the host's token)."""
+        path = f"{_room(code)}/players/{quote(player_id, safe='')}/mute"
+        await self.request("PUT" if muted else "DELETE", path, token=token)
 
     # -- turn notifications -----------------------------------------------------------------
 

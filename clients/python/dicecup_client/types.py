@@ -28,6 +28,8 @@ class Player(TypedDict):
     """timed out twice in a row: the autopilot plays their turns until they are back"""
     resigned: bool
     """resigned from the current game: the autopilot finishes their scorecard"""
+    muted: bool
+    """the host muted the seat's chat"""
 
 
 class Turn(TypedDict):
@@ -70,6 +72,8 @@ class Game(TypedDict):
     fairness: Fairness
     deadline: str | None
     """when the current turn times out (ISO-8601 UTC); None: untimed"""
+    hints: dict[str, int]
+    """each player's hinted rolls in this game (hint_used)"""
 
 
 class GameSummary(TypedDict):
@@ -82,6 +86,7 @@ class RoomOptions(TypedDict):
     joker: NotRequired[Literal["forced", "free"]]
     upper_first: NotRequired[bool]
     hints: bool
+    chat: NotRequired[bool]
     turn_seconds: NotRequired[int | None]
     public: NotRequired[bool]
     auto_start: NotRequired[bool]
@@ -301,6 +306,59 @@ class PlayerResigned(TypedDict):
     at: str
 
 
+Reaction: TypeAlias = Literal["👍", "👏", "😂", "😮", "😢", "🎉", "🔥", "🎲"]
+REACTIONS: tuple[Reaction, ...] = ("👍", "👏", "😂", "😮", "😢", "🎉", "🔥", "🎲")
+
+
+class HintUsedData(TypedDict):
+    player_id: str
+    round: int
+    rolls_left: int
+
+
+class HintUsed(TypedDict):
+    """The seat asked a hint about its current roll (never the advice itself)."""
+
+    version: int
+    type: Literal["hint_used"]
+    player_id: str | None
+    data: HintUsedData
+    at: str
+
+
+class ChatData(TypedDict):
+    """Exactly one of the two: ``text`` (user content: show it as text) or ``reaction``."""
+
+    text: NotRequired[str]
+    reaction: NotRequired[Reaction]
+
+
+class Chat(TypedDict):
+    version: int
+    type: Literal["chat"]
+    player_id: str | None
+    data: ChatData
+    at: str
+
+
+class PlayerMuted(TypedDict):
+    """The host (``player_id``) muted the seat ``data["player_id"]``'s chat."""
+
+    version: int
+    type: Literal["player_muted"]
+    player_id: str | None
+    data: SeatData
+    at: str
+
+
+class PlayerUnmuted(TypedDict):
+    version: int
+    type: Literal["player_unmuted"]
+    player_id: str | None
+    data: SeatData
+    at: str
+
+
 Event: TypeAlias = (
     PlayerJoined
     | PlayerLeft
@@ -316,6 +374,10 @@ Event: TypeAlias = (
     | PlayerAway
     | PlayerBack
     | PlayerResigned
+    | HintUsed
+    | Chat
+    | PlayerMuted
+    | PlayerUnmuted
 )
 EVENT_TYPES = (
     "player_joined",
@@ -332,6 +394,10 @@ EVENT_TYPES = (
     "player_away",
     "player_back",
     "player_resigned",
+    "hint_used",
+    "chat",
+    "player_muted",
+    "player_unmuted",
 )
 
 # Protocol 2 leaves out the data of turn_started, kept and rolled when the room,
@@ -378,6 +444,10 @@ EventV2: TypeAlias = (
     | PlayerAway
     | PlayerBack
     | PlayerResigned
+    | HintUsed
+    | Chat
+    | PlayerMuted
+    | PlayerUnmuted
 )
 """An event as protocol 2's ``event`` message carries it."""
 

@@ -7,6 +7,7 @@
 // reads comes from the message catalog.
 import { BASE, DicecupError, RoomConnection, RoomStore, analysis, api, appUrl, chances, rulesets, seats } from './api.js';
 import { attrs, esc, fill, focusFirst, keepFocus, reconcile, slot } from './dom.js';
+import * as F from './feel.js';
 import { howToPlay } from './howto.js';
 import { has, language, loadCatalog, n, t } from './i18n.js';
 import { LANGUAGE_EVENT, mountLanguageSwitch } from './lang.js';
@@ -139,6 +140,9 @@ const CLOCKS = [
   [86400, 'lc.clock_1d'],
 ];
 
+/** Room option bot_speed: how fast the room's bots play (docs/api.md). */
+const BOT_SPEEDS = ['slow', 'normal', 'fast', 'instant'];
+
 function renderHome() {
   document.title = t('app.title');
   statusLine.textContent = '';
@@ -173,6 +177,9 @@ function renderHome() {
         </select></label>
         <label class="check"><input type="checkbox" name="public" id="create-public">${esc(t('lc.public'))}</label>
         <label class="check"><input type="checkbox" name="auto_start" id="create-auto-start">${esc(t('lc.auto_start'))}</label>
+        <label>${esc(t('feel.bot_speed'))}<select name="bot_speed" id="create-bot-speed">
+          ${BOT_SPEEDS.map((speed) => `<option value="${speed}" ${speed === 'normal' ? 'selected' : ''}>${esc(t(`feel.speed.${speed}`))}</option>`).join('')}
+        </select></label>
         <button class="primary" id="create-submit">${esc(t('home.create_submit'))}</button>
       </form>
     </section>
@@ -208,6 +215,7 @@ async function createRoom(form) {
   const options = { hints: data.get('hints') === 'on', public: data.get('public') === 'on', auto_start: data.get('auto_start') === 'on' };
   const clock = Number(data.get('turn_seconds'));
   if (clock) options.turn_seconds = clock;
+  options.bot_speed = String(data.get('bot_speed') || 'normal');
   if (spec.joker) options.joker = String(data.get('joker'));
   if (spec.upper_first) options.upper_first = data.get('upper_first') === 'on';
   const created = await P.createRoom({ ruleset: chosen, name, options, max_players: Number(data.get('max_players')) });
@@ -278,7 +286,7 @@ function closeRoom() {
   if (conn) conn.close();
   if (unsubscribe) unsubscribe();
   unsubscribe = null;
-  Object.assign(S, { code: null, store: null, log: [], chances: null, analyses: {}, review: null, hint: null, pendingKept: null, busy: false });
+  Object.assign(S, { code: null, store: null, log: [], chances: null, analyses: {}, review: null, hint: null, pendingKept: null, busy: false, showQr: false });
 }
 
 function setStatus(status) {
@@ -348,9 +356,27 @@ function onUpdate(room, update) {
     const line = V.logLine(event, S.log[0].name, started);
     if (line && (event.player_id !== me() || event.type === 'rolled')) announce(line);
     if (event.type === 'turn_started' && myTurn()) S.focusRoll = true;
+    feel(event, room);
   }
   scheduleRender();
 }
+
+/** Sounds, vibration and celebrations for a live event (js/feel.js). */
+function feel(event, room) {
+  if (event.type === 'rolled' && event.player_id === me()) F.play('roll');
+  // my turn came round in a game with others: a chime and a buzz (unless muted)
+  if (event.type === 'turn_started' && myTurn() && room.players.length > 1) F.yourTurn();
+  if (event.type === 'scored') {
+    const { box, points, yahtzee_bonus: bonus } = event.data;
+    const name = playerName(event.player_id);
+    if (FIVE_OF_A_KIND.has(box) && points === 50) F.celebrate({ kind: 'five', name, box: boxLabel(box), points });
+    else if (bonus > 0) F.celebrate({ kind: 'bonus', name, box: boxLabel(FIVE_OF_A_KIND_BOX[room.ruleset] || box), points: bonus });
+  }
+}
+
+/** Each rule set's five-of-a-kind box (worth 50). */
+const FIVE_OF_A_KIND_BOX = { yahtzee: 'yahtzee', yacht: 'yacht', yatzy: 'yatzy' };
+const FIVE_OF_A_KIND = new Set(Object.values(FIVE_OF_A_KIND_BOX));
 
 function announce(text) {
   const node = document.getElementById('announce');
@@ -507,10 +533,7 @@ function drawDice(group, game) {
     });
     if (S.rolled.has(i) && die.dataset.rolled !== String(S.rolledVersion)) {
       die.dataset.rolled = String(S.rolledVersion);
-      die.classList.remove('rolling');
-      void die.offsetWidth; // restart the animation (CSS skips it under prefers-reduced-motion)
-      die.classList.add('rolling');
-      setTimeout(() => die.classList.remove('rolling'), 450);
+      F.tumble(die); // the roll animation, none under prefers-reduced-motion
     }
   }
 }
@@ -620,6 +643,10 @@ async function onClick(event) {
         }
         flash(t('ps.copy_manual'));
       }
+    } else if (action === 'qr') {
+      S.showQr = !S.showQr;
+      render();
+      document.getElementById('show-qr')?.focus();
     } else if (action === 'share') {
       await navigator.share({ title: t('room.title', { code: room.code }), url: V.inviteLink(room.code) }).catch(() => {});
     } else if (action === 'toggle') {
@@ -751,6 +778,7 @@ setInterval(() => {
 
 function redraw() {
   mountLanguageSwitch(document.querySelector('.bar'));
+  F.mountMute(document.querySelector('.bar'));
   if (currentRoom()) {
     app.innerHTML = ''; // every part is drawn again in the new language
     setStatus(S.status);
@@ -763,6 +791,7 @@ document.addEventListener(LANGUAGE_EVENT, redraw);
 async function main() {
   await loadCatalog();
   mountLanguageSwitch(document.querySelector('.bar'));
+  F.mountMute(document.querySelector('.bar'));
   try {
     for (const rules of await rulesets(language())) S.rulesets[rules.name] = rules;
   } catch (error) {

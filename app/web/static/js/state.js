@@ -21,6 +21,7 @@ export const S = {
   chances: null, // the win chances of the current game (GET /chances)
   analyses: {}, // post-game analyses by game number (null while loading)
   review: null, // the game number whose analysis the end screen shows
+  showQr: false, // the invite card shows the link's QR code
 };
 
 export const room = () => (S.store ? S.store.room : null);

@@ -3,6 +3,7 @@
 // personal best at the end of a solo game.
 import { DicecupError, api } from './api.js';
 import { esc } from './dom.js';
+import { confetti, play } from './feel.js';
 import { decimal, n, plural, t } from './i18n.js';
 import { ensureProfile, local, refusal } from './profile.js';
 
@@ -217,11 +218,11 @@ function celebrate(total, previous, room) {
   node.className = 'new-best';
   node.setAttribute('role', 'status');
   node.dataset.total = String(total);
-  const confetti = Array.from({ length: 24 }, (_, i) => `<i style="--i: ${i}"></i>`).join('');
-  node.innerHTML = `<div class="confetti" aria-hidden="true">${confetti}</div>
+  node.innerHTML = `${confetti()}
     <p class="big">${esc(t('pf.new_best', { total, ruleset: t(`ruleset.${room.ruleset}`) }))}</p>
     <p>${esc(previous === null ? t('pf.first_best') : t('pf.beat_best', { previous, gain: total - previous }))}</p>
     <p class="row"><a href="stats">${esc(t('pf.stats'))}</a> <button type="button" id="new-best-close">${esc(t('pf.close'))}</button></p>`;
   document.body.append(node);
+  play('fanfare');
   node.querySelector('#new-best-close').addEventListener('click', () => node.remove());
 }

@@ -6,6 +6,7 @@ import { dieSvg } from './dice.js';
 import { decimal, language, list, n, plural, t } from './i18n.js';
 import { esc } from './dom.js';
 import { control as notifyControl } from './notify.js';
+import qrcode from '../vendor/qrcode-generator/qrcode.mjs';
 import { S, boxLabel, me, myTurn, playerName, room as currentRoom, ruleset } from './state.js';
 
 const percent = (value) =>
@@ -36,8 +37,30 @@ export function roomHeader(room) {
       ${room.max_players === 1 ? '' : `<div class="share"><span class="muted">${esc(t('room.share'))}</span>
         <code id="room-link">${esc(link)}</code>
         <button data-action="copy" id="copy-link">${esc(t('room.copy_link'))}</button>
-        ${typeof navigator.share === 'function' ? `<button data-action="share" id="share-link">${esc(t('ps.share'))}</button>` : ''}</div>`}
+        ${typeof navigator.share === 'function' ? `<button data-action="share" id="share-link">${esc(t('ps.share'))}</button>` : ''}
+        <button data-action="qr" id="show-qr" aria-expanded="${S.showQr}" aria-controls="invite-qr">${esc(t(S.showQr ? 'qr.hide' : 'qr.show'))}</button>
+        ${S.showQr ? qrFigure(link) : ''}</div>`}
     </section>`;
+}
+
+/** The invite link as a QR code (vendor/qrcode-generator, MIT): an SVG, dark modules on white
+ * with the standard four-module quiet zone, error correction M, the smallest version that fits. */
+export function qrSvg(text) {
+  const qr = qrcode(0, 'M');
+  qr.addData(text, 'Byte');
+  qr.make();
+  const size = qr.getModuleCount();
+  const quiet = 4;
+  let path = '';
+  for (let r = 0; r < size; r++) {
+    for (let c = 0; c < size; c++) if (qr.isDark(r, c)) path += `M${c + quiet} ${r + quiet}h1v1h-1z`;
+  }
+  const full = size + 2 * quiet;
+  return `<svg class="qr" viewBox="0 0 ${full} ${full}" role="img" aria-label="${esc(t('qr.label'))}" shape-rendering="crispEdges" data-modules="${size}"><rect width="${full}" height="${full}" fill="#fff"/><path d="${path}" fill="#000"/></svg>`;
+}
+
+function qrFigure(link) {
+  return `<figure class="qr-card" id="invite-qr">${qrSvg(link)}<figcaption class="muted">${esc(t('qr.caption'))}</figcaption></figure>`;
 }
 
 /** The host may remove an away seat during a game (it resigns: the autopilot finishes its card). */
