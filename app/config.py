@@ -74,6 +74,11 @@ class Settings(BaseSettings):
     lookup_failures_per_minute: int = Field(
         30, description="per client address: failed room lookups (REST 404, socket 4404) before 429 / close 4429"
     )
+    oversize_frames_per_minute: int = Field(
+        10,
+        description="per client address and instance: frames refused as over max_body_bytes (close 1009) "
+        "before its new connections are dropped until the minute is up (429 on sockets behind a proxy)",
+    )
     rooms_per_hour: int = Field(30, description="per client address: rooms created before 429")
     profiles_per_hour: int = Field(30, description="per client address: profiles created before 429")
     sign_in_failures_per_username: int = Field(

@@ -153,6 +153,12 @@ class GameFinishedData(_Data):
     seed: str
 
 
+class RematchData(_Data):
+    game: int
+    ready: list[str]
+    waiting: list[str]
+
+
 class _Event(BaseModel):
     version: int = Field(ge=1)
     player_id: str | None
@@ -240,6 +246,14 @@ class PlayerResigned(_Event):
     data: SeatData
 
 
+class RematchAccepted(_Event):
+    """The seat accepted to play again after game ``game``; once ``waiting`` is empty the next game starts
+    (its ``game_started`` follows in the same commit)."""
+
+    type: Literal["rematch_accepted"]
+    data: RematchData
+
+
 class HintUsed(_Event):
     """The seat asked a hint about its current roll (the first time for that roll)."""
 
@@ -283,6 +297,7 @@ Event = Annotated[
     | PlayerAway
     | PlayerBack
     | PlayerResigned
+    | RematchAccepted
     | HintUsed
     | ChatEvent
     | PlayerMuted
@@ -352,6 +367,7 @@ EventOnV2 = Annotated[
     | PlayerAway
     | PlayerBack
     | PlayerResigned
+    | RematchAccepted
     | HintUsed
     | ChatEvent
     | PlayerMuted

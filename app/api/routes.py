@@ -76,6 +76,7 @@ CREATE = TypeAdapter(schemas.CreateRoom)
 JOIN = TypeAdapter(schemas.JoinRoom)
 QUICKPLAY = TypeAdapter(schemas.QuickPlay)
 BOT = TypeAdapter(schemas.AddBot)
+REMATCH = TypeAdapter(schemas.Rematch)
 ACTION: TypeAdapter[schemas.RollAction | schemas.KeepAction | schemas.ScoreAction] = TypeAdapter(schemas.ActionBody)
 
 
@@ -120,7 +121,9 @@ async def create_room(
     limits: RateLimits = request.app.state.limits
     await limits.check_room_creation(client_address(request.scope))
     options = data.options.model_dump(exclude_unset=True)
-    room, player, token = await service.create_room(data.ruleset, data.name, options, data.max_players, profile_id)
+    room, player, token = await service.create_room(
+        data.ruleset, data.name, options, data.max_players, profile_id, bots=data.bots, start=data.start
+    )
     return ORJSONResponse({"room": room, "player": player, "token": token}, status_code=201)
 
 
@@ -221,6 +224,23 @@ async def leave_room(code: Code, player_id: PlayerId, service: ServiceDep, token
 async def start_game(code: Code, service: ServiceDep, token: TokenDep) -> Response:
     seat = await service.authenticate(code, token)
     return ORJSONResponse(await service.start_game(code, seat), status_code=201)
+
+
+@router.post(
+    "/rooms/{code}/rematch",
+    summary="Play again: accept a rematch after the last game (any seat); the next game starts, same seats, "
+    "once every person seated has accepted",
+    response_model=schemas.RoomOut,
+    responses=_errors(401, 403, 404, 409, 413, 422),
+    openapi_extra=request_body("Rematch", REMATCH),
+)
+async def rematch(
+    code: Code, request: Request, service: ServiceDep, settings: SettingsDep, token: TokenDep
+) -> Response:
+    body, oversize = await capped_body(request, settings.max_body_bytes)
+    seat = await service.authenticate(code, token, body_error=oversize)
+    data = parse(REMATCH, body)
+    return ORJSONResponse(await service.rematch(code, seat, data.game))
 
 
 @router.post(

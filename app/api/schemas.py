@@ -70,6 +70,7 @@ Box = Annotated[
 ]
 Position = Annotated[int, Field(ge=0, le=4)]
 Ruleset = Literal["yahtzee", "yacht", "yatzy"]
+Level = Literal["optimal", "strong", "casual", "beginner", "greedy"]
 BotSpeed = Literal["slow", "normal", "fast", "instant"]
 BOT_SPEED_HELP = (
     "how fast the room's bots (and the autopilot) play: normal (about 4-5 s a bot's turn), slow (1.75 times "
@@ -111,10 +112,29 @@ class CreateRoom(_Body):
     )
     max_players: int = Field(4, ge=1, le=MAX_PLAYERS)
     name: PlayerName
+    bots: list[Level] = Field(
+        default_factory=list,
+        max_length=MAX_PLAYERS - 1,
+        description="seat a bot of each level with the creator (at most max_players - 1 of them, else "
+        "invalid_request): play against the computer",
+    )
+    start: StrictBool = Field(False, description="start Game #1 at once (with bots: one call to a game under way)")
 
     model_config = ConfigDict(
-        extra="forbid", json_schema_extra={"examples": [{"ruleset": "yacht", "name": "Ana", "max_players": 2}]}
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"ruleset": "yacht", "name": "Ana", "max_players": 2},
+                {"ruleset": "yahtzee", "name": "Ana", "max_players": 2, "bots": ["strong"], "start": True},
+            ]
+        },
     )
+
+
+class Rematch(_Body):
+    """Accept to play again after a game (the room's last, finished)."""
+
+    game: int = Field(ge=1, le=MAX_INT, description="the number of the game just finished", examples=[1])
 
 
 class JoinRoom(_Body):
@@ -242,7 +262,6 @@ RATE_LIMITED: dict[str, Any] = {
 }
 
 
-Level = Literal["optimal", "strong", "casual", "beginner", "greedy"]
 Face = Annotated[int, Field(ge=1, le=6)]
 Dice = Annotated[list[Face], Field(min_length=5, max_length=5)]
 
@@ -328,6 +347,25 @@ class RoomOptions(BaseModel):
     bot_speed: BotSpeed = Field("normal", description=BOT_SPEED_HELP)
 
 
+class SeriesLine(BaseModel):
+    """One player's line of the room's score pad (its finished games side by side)."""
+
+    player_id: str
+    name: str | None = Field(description="the name they had (null: not known, a game finished before names were kept)")
+    games: int = Field(description="finished games of this room the player played")
+    total: int = Field(description="the series total: the sum of the player's totals over those games")
+    wins: int = Field(description="of those games, how many the player won (or shared)")
+    seated: bool = Field(description="false: the player has left the room")
+
+
+class RematchOut(BaseModel):
+    """Play again after the last game (null unless the room's last game is finished)."""
+
+    game: int = Field(description="the game just finished")
+    ready: list[str] = Field(description="seats that accepted (bots at once)")
+    waiting: list[str] = Field(description="people still to accept; seats that resigned are not waited for")
+
+
 class RoomOut(BaseModel):
     code: str
     ruleset: Ruleset
@@ -340,14 +378,19 @@ class RoomOut(BaseModel):
     game: GameOut | None
     games: list[GameSummary]
     best: dict[str, dict[str, int]] = Field(description="each player's best total per rule set in this room")
+    series: list[SeriesLine] = Field(
+        description="the score pad: each player's series total over the room's finished games, seated players "
+        "first in seat order"
+    )
+    rematch: RematchOut | None
 
 
 class EventOut(BaseModel):
     version: int
     type: str = Field(
         description="player_joined, player_left, seat_token_rotated, room_closed, game_started, turn_started, kept, "
-        "rolled, scored, game_finished, turn_timed_out, player_away, player_back, player_resigned, hint_used, chat, "
-        "player_muted, player_unmuted "
+        "rolled, scored, game_finished, turn_timed_out, player_away, player_back, player_resigned, rematch_accepted, "
+        "hint_used, chat, player_muted, player_unmuted "
         "(docs/api.md gives each one's data)"
     )
     player_id: str | None = Field(description="who caused it; null for game_finished and room_closed")

@@ -94,7 +94,8 @@ def decide(
             game.winners = winners
             write.totals = dict(event.totals)
             write.finished_at = now
-            summary = {"number": game.number, "totals": dict(event.totals), "winners": winners}
+            names = {p.id: p.name for p in loaded.players if p.id in event.totals}
+            summary = {"number": game.number, "totals": dict(event.totals), "winners": winners, "names": names}
             room.status = "finished"
             room.history = [*room.history, summary]
             write.history_changed = True

@@ -40,7 +40,7 @@ from app.rules import (
 from app.rules import Event as RulesEvent
 from app.strategy import LEVELS, StrategyStore
 
-from . import secrets, views
+from . import secrets, series, views
 from .acting import Seen, decide
 from .bots import BOT_SPEEDS, bot_delay, thinking_time
 from .errors import DomainError
@@ -232,8 +232,7 @@ class RoomReader:
         current: views.GameRow | None,
         state: GameState | None = None,
     ) -> JSON:
-        history = [(g["number"], g["totals"], g["winners"]) for g in room.history or []]
-        return room_view(room, players, current, history, self._connected(room.code), state)
+        return room_view(room, players, current, room.history or [], self._connected(room.code), state)
 
 
 class RoomService(RoomReader):
@@ -272,13 +271,21 @@ class RoomService(RoomReader):
         options: dict[str, Any] | None = None,
         max_players: int = 4,
         profile_id: str | None = None,
+        bots: Sequence[str] = (),
+        start: bool = False,
     ) -> tuple[JSON, JSON, str]:
         """A new room with its creator seated as host: (room, player, token).
-        ``profile_id`` links the seat to a profile (``app.profiles``)."""
+        ``profile_id`` links the seat to a profile (``app.profiles``);
+        ``bots`` seats a bot of each level, and ``start`` starts Game #1 at
+        once (play against the computer in one call), all in one transaction."""
         if not 1 <= max_players <= MAX_PLAYERS:
             raise DomainError("invalid_request", f"max_players is 1 to {MAX_PLAYERS}")
         room_options = self.check_options(ruleset, options, self.turn_seconds_min, max_players)
         name = normalize_name(name)
+        if any(level not in LEVELS for level in bots):
+            raise DomainError("invalid_request", f"bot level is one of {', '.join(LEVELS)}")
+        if 1 + len(bots) > max_players:
+            raise DomainError("invalid_request", f"{len(bots)} bots and the creator need max_players {1 + len(bots)}")
         token = secrets.new_token()
         changes = _Changes()
         async with self.db.write() as session:
@@ -299,10 +306,18 @@ class RoomService(RoomReader):
             player.profile_id = profile_id
             session.add(player)
             room.host_id = player.id
+            seated = [player]
+            for level in bots:
+                seated.append(self._seat(room, _bot_name(level, seated), len(seated), None, bot=level))
+                session.add(seated[-1])
             await session.flush()
-            self._append(session, room, changes, [("player_joined", player.id, {"player": self._pv(player, room)})])
-            view = await self._view(session, room)
+            joined = [("player_joined", p.id, {"player": self._pv(p, room)}) for p in seated]
+            self._append(session, room, changes, joined)
+            game = self._begin(session, room, changes, seated, player.id) if start else None
+            await session.flush()
+            view = await self._view(session, room, game, players=seated)
         await self._publish(view, changes)
+        self._wake(room)
         return view, self._pv(player, room), token
 
     async def join(self, code: str, name: str, profile_id: str | None = None) -> tuple[JSON, str]:
@@ -357,7 +372,14 @@ class RoomService(RoomReader):
                 view = await self._view(session, room, game, players=seated)
             else:
                 self._leave(session, room, changes, seated, target)
-                view = await self._view(session, room)
+                seated.remove(target)
+                game = None
+                if room.status == "finished" and series.everyone_ready(room.history, seated):
+                    # the last one the others waited for left: the rematch they accepted starts
+                    starter = next(p.id for p in seated if p.id in series.accepted(room.history))
+                    game = self._begin(session, room, changes, seated, starter)
+                    await session.flush()
+                view = await self._view(session, room, game, players=seated if game else None)
         await self._publish(view, changes)
         self._wake(room)
 
@@ -411,7 +433,9 @@ class RoomService(RoomReader):
         self._append(session, room, changes, events)
 
     async def start_game(self, code: str, actor: Seat) -> JSON:
-        """The host starts the next game (Game #1, #2, ...), roll-off included."""
+        """The host starts the next game (Game #1, #2, ...), roll-off included:
+        between games this is the host's "start now", without waiting for
+        everyone to accept a rematch (see :meth:`rematch`)."""
         changes = _Changes()
         async with self.db.write() as session:
             room = await self._room(session, code, lock=True)
@@ -421,35 +445,81 @@ class RoomService(RoomReader):
             if room.status == "playing":
                 raise DomainError("game_in_progress", "a game is already being played")
             seated = await self._players(session, room)
-            # Who resigned from the last game leaves now; everyone starts on time (no timeouts, not away).
-            for player in list(seated):
-                if player.resigned and player.id != actor.player_id:
-                    self._leave(session, room, changes, seated, player)
-                    seated.remove(player)
-                    continue
-                player.resigned_at, player.away, player.timeouts = None, False, 0
-            dice = FairDice.new()
-            number = room.game_number + 1
-            rules_options = {k: v for k, v in room.options.items() if k not in ROOM_OPTIONS}
-            transition = new_game(room.ruleset, [p.id for p in seated], dice, rules_options, number)
-            game = Game(
-                room_id=room.id,
-                number=number,
-                status="playing",
-                state=state_to_dict(transition.state),
-                seed=dice.seed_hex,
-                commitment=dice.commitment,
-            )
-            session.add(game)
-            room.game_number = number
-            room.status = "playing"
-            self._schedule(room, transition.state, seated)
-            self._append_rules_events(session, room, changes, transition.events, actor.player_id)
+            game = self._begin(session, room, changes, seated, actor.player_id)
             await session.flush()
             view = await self._view(session, room, game, players=seated)
         await self._publish(view, changes)
         self._wake(room)
         return view
+
+    async def rematch(self, code: str, actor: Seat, number: int) -> JSON:
+        """The seat accepts to play again after game ``number`` (the room's
+        last, finished): ``rematch_accepted``; once every person seated has
+        accepted (bots accept at once; seats that resigned are not waited
+        for), the next game starts in the same transaction, with the same
+        seats. Accepting twice changes nothing. Under the room's lock: of two
+        accepts at once, exactly one starts the game."""
+        changes = _Changes()
+        async with self.db.write() as session:
+            room = await self._room(session, code, lock=True)
+            _check_open(room)
+            if room.game_number == 0:
+                raise DomainError("game_not_started", "no game has been played in this room yet")
+            if number > room.game_number:
+                raise DomainError("game_not_found", f"room {room.code} has no game #{number}")
+            if number < room.game_number:
+                raise DomainError("rematch_started", f"game #{number + 1} has started already")
+            if room.status == "playing":
+                raise DomainError("game_in_progress", f"game #{number} is still being played")
+            seated = await self._players(session, room)
+            history = list(room.history)
+            yes = series.accepted(history)
+            game: Game | None = None
+            if actor.player_id not in yes:
+                yes = [*yes, actor.player_id]
+                history[-1] = {**history[-1], "rematch": yes}
+                room.history = history
+                state = series.rematch_view(room.status, history, seated)
+                assert state is not None
+                self._append(session, room, changes, [("rematch_accepted", actor.player_id, state)])
+                if series.everyone_ready(history, seated):
+                    game = self._begin(session, room, changes, seated, actor.player_id)
+            await session.flush()
+            view = await self._view(session, room, game, players=seated)
+        await self._publish(view, changes)
+        self._wake(room)
+        return view
+
+    def _begin(self, session: AsyncSession, room: Room, changes: _Changes, seated: list[Player], actor_id: str) -> Game:
+        """Start the room's next game with the seated players (``game_started``,
+        ``turn_started``), under the room's lock. Who resigned from the last
+        game leaves now, unless it is ``actor_id`` or accepted the rematch;
+        everyone starts on time (no timeouts, not away)."""
+        keep = {actor_id, *series.accepted(room.history or [])}
+        for player in list(seated):
+            if player.resigned and player.id not in keep:
+                self._leave(session, room, changes, seated, player)
+                seated.remove(player)
+                continue
+            player.resigned_at, player.away, player.timeouts = None, False, 0
+        dice = FairDice.new()
+        number = room.game_number + 1
+        rules_options = {k: v for k, v in room.options.items() if k not in ROOM_OPTIONS}
+        transition = new_game(room.ruleset, [p.id for p in seated], dice, rules_options, number)
+        game = Game(
+            room_id=room.id,
+            number=number,
+            status="playing",
+            state=state_to_dict(transition.state),
+            seed=dice.seed_hex,
+            commitment=dice.commitment,
+        )
+        session.add(game)
+        room.game_number = number
+        room.status = "playing"
+        self._schedule(room, transition.state, seated)
+        self._append_rules_events(session, room, changes, transition.events, actor_id)
+        return game
 
     async def add_bot(self, code: str, actor: Seat, level: str) -> JSON:
         """The host seats a bot (between games); it plays through the scheduler."""
@@ -462,12 +532,7 @@ class RoomService(RoomReader):
             if actor.player_id != room.host_id:
                 raise DomainError("not_host", "only the host can add a bot")
             seated = await self._free_seats(session, room, "bots")
-            same = sum(1 for p in seated if p.bot == level)
-            name = f"{level.capitalize()} bot" + (f" {same + 1}" if same else "")
-            while any(same_name(p.name, name) for p in seated):  # a person took the bot's name
-                same += 1
-                name = f"{level.capitalize()} bot {same + 1}"
-            player = self._seat(room, name, len(seated), None, bot=level)
+            player = self._seat(room, _bot_name(level, seated), len(seated), None, bot=level)
             session.add(player)
             await session.flush()
             self._append(session, room, changes, [("player_joined", player.id, {"player": self._pv(player, room)})])
@@ -745,6 +810,16 @@ def _noted(loaded: Loaded, ruleset: list[str] | None) -> Loaded:
     if ruleset is not None and loaded.room is not None and not ruleset:
         ruleset.append(loaded.room.ruleset)
     return loaded
+
+
+def _bot_name(level: str, seated: Sequence[Player]) -> str:
+    """ "Optimal bot", "Optimal bot 2", ...: a name nobody seated has."""
+    same = sum(1 for p in seated if p.bot == level)
+    name = f"{level.capitalize()} bot" + (f" {same + 1}" if same else "")
+    while any(same_name(p.name, name) for p in seated):  # a person took the bot's name
+        same += 1
+        name = f"{level.capitalize()} bot {same + 1}"
+    return name
 
 
 def seat_of(room_id: int, room_code: str, player: TokenHolder | None) -> Seat:

@@ -10,6 +10,8 @@ from typing import Any, Protocol
 from app.db.models import Event
 from app.rules import GameState, get_ruleset, state_from_dict
 
+from .series import rematch_view, series_view
+
 JSON = dict[str, Any]
 
 
@@ -136,15 +138,17 @@ def room_view(
     room: RoomRow,
     players: Sequence[PlayerRow],
     current: GameRow | None,
-    history: Iterable[tuple[int, dict[str, int], list[str]]],
+    history: Sequence[JSON],
     connected: Collection[str] = (),
     state: GameState | None = None,
 ) -> JSON:
     """``players`` are the seated players in seat order; ``history`` the
-    finished games as (number, totals, winners)."""
+    room's record of finished games (``number``, ``totals``, ``winners``;
+    see :mod:`app.rooms.series`)."""
     games: list[JSON] = []
     best: dict[str, int] = {}
-    for number, totals, winners in history:
+    for entry in history:
+        number, totals, winners = entry["number"], entry["totals"], entry["winners"]
         games.append({"number": number, "totals": totals, "winners": winners})
         for player, total in totals.items():
             best[player] = max(total, best.get(player, total))
@@ -160,6 +164,8 @@ def room_view(
         "game": None if current is None else game_view(current, state, room.turn_deadline),
         "games": games,
         "best": {room.ruleset: best},
+        "series": series_view(history, players),
+        "rematch": rematch_view(room.status, history, players),
     }
 
 

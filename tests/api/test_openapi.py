@@ -95,6 +95,7 @@ def test_security_scheme() -> None:
         ("DELETE", "/api/rooms/{code}/players/{player_id}"),
         ("POST", "/api/rooms/{code}/games"),
         ("POST", "/api/rooms/{code}/bots"),
+        ("POST", "/api/rooms/{code}/rematch"),
         ("GET", "/api/rooms/{code}/hint"),
         ("POST", "/api/rooms/{code}/actions"),
         ("PUT", "/api/rooms/{code}/players/{player_id}/push"),

@@ -361,6 +361,39 @@ async def test_the_terminal_client_plays_a_solo_game(live) -> None:
     assert completed.stderr == ""
 
 
+async def test_play_again_against_a_bot(live) -> None:
+    """create_room with bots and start (one call to a game under way), then rematch: the series adds up."""
+    async with DicecupClient(live.http) as client:
+        created = await client.create_room("Ana", "yacht", max_players=2, bots=["greedy"], start=True)
+        code, token, me = created["room"]["code"], created["token"], created["player"]["id"]
+        assert created["room"]["status"] == "playing"
+        conn = await client.connect(code, token).start()
+        with pytest.raises(DicecupError) as early:
+            await client.rematch(code, token, 1)
+        assert (early.value.code, early.value.status) == (ErrorCode.GAME_IN_PROGRESS, 409)
+        for number in (1, 2):
+            while True:
+                room = await conn.wait_for(
+                    lambda r: r["game"]["status"] == "finished" or r["game"]["turn"]["player_id"] == me, 30
+                )
+                if room["game"]["status"] == "finished":
+                    break
+                await conn.act(GreedyBot().decide(room, conn.you))
+            assert room["rematch"] is not None and room["rematch"]["waiting"] == [me]
+            if number == 1:
+                again = await client.rematch(code, token, 1)  # the bot accepted at once: Game #2 starts
+                assert again["status"] == "playing" and again["game"] is not None and again["game"]["number"] == 2
+                await conn.wait_for(lambda r: r["game"]["number"] == 2, 10)
+        series = {line["player_id"]: line for line in room["series"]}
+        for player, line in series.items():
+            assert line["games"] == 2
+            assert line["total"] == sum(g["totals"][player] for g in room["games"])
+        with pytest.raises(DicecupError) as late:
+            await client.rematch(code, token, 1)
+        assert late.value.code == ErrorCode.REMATCH_STARTED
+        await conn.close()
+
+
 async def test_push_subscriptions(live) -> None:
     import base64
     import os

@@ -39,6 +39,7 @@ export const ErrorCode = Object.freeze({
   GAME_NOT_STARTED: 'game_not_started',
   GAME_OVER: 'game_over',
   GAME_IN_PROGRESS: 'game_in_progress',
+  REMATCH_STARTED: 'rematch_started',
   ROOM_FULL: 'room_full',
   ROOM_CLOSED: 'room_closed',
   SPECTATORS_FULL: 'spectators_full',

@@ -178,8 +178,10 @@ export class DicecupApi {
   }
 
   /**
-   * Create a room; the creator is seated as host.
-   * @param {{name: string, ruleset?: Ruleset, max_players?: number, options?: Record<string, unknown>}} body
+   * Create a room; the creator is seated as host. `bots` seats a server bot
+   * of each level with them, `start` starts Game #1 at once (play against
+   * the computer in one call).
+   * @param {{name: string, ruleset?: Ruleset, max_players?: number, options?: Record<string, unknown>, bots?: BotLevel[], start?: boolean}} body
    * @returns {Promise<CreatedRoom>}
    */
   createRoom(body) {
@@ -291,6 +293,19 @@ export class DicecupApi {
    */
   start(code, token) {
     return this.request('POST', `${DicecupApi.room(code)}/games`, { token });
+  }
+
+  /**
+   * Play again: accept a rematch after game `game` (the room's last,
+   * finished; any seat). The next game starts, same seats, once every person
+   * seated has accepted (bots at once); the room as it is then.
+   * @param {string} code
+   * @param {number} game the number of the game just finished
+   * @param {string} token the seat's
+   * @returns {Promise<Room>}
+   */
+  rematch(code, game, token) {
+    return this.request('POST', `${DicecupApi.room(code)}/rematch`, { body: { game }, token });
   }
 
   /**

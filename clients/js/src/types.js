@@ -81,6 +81,23 @@
  */
 
 /**
+ * @typedef {object} SeriesLine One player's line of the room's score pad
+ * @property {string} player_id
+ * @property {string | null} name the name they had
+ * @property {number} games finished games of the room the player played
+ * @property {number} total the series total: the sum of the player's totals over those games
+ * @property {number} wins
+ * @property {boolean} seated false: the player has left the room
+ */
+
+/**
+ * @typedef {object} Rematch Play again after the last game
+ * @property {number} game the game just finished
+ * @property {string[]} ready seats that accepted (bots at once)
+ * @property {string[]} waiting people still to accept (seats that resigned are not waited for)
+ */
+
+/**
  * @typedef {object} Room
  * @property {string} code
  * @property {Ruleset} ruleset
@@ -93,6 +110,8 @@
  * @property {Game | null} game
  * @property {GameSummary[]} games
  * @property {Record<string, Record<string, number>>} best
+ * @property {SeriesLine[]} series the score pad: each player's series total, seated players first
+ * @property {Rematch | null} rematch null unless the room's last game is finished
  */
 
 // -- actions ------------------------------------------------------------------------------
@@ -134,6 +153,7 @@
 /** @typedef {EventOf<'player_away', {player_id: string}>} PlayerAwayEvent */
 /** @typedef {EventOf<'player_back', {player_id: string}>} PlayerBackEvent */
 /** @typedef {EventOf<'player_resigned', {player_id: string}>} PlayerResignedEvent */
+/** @typedef {EventOf<'rematch_accepted', Rematch>} RematchAcceptedEvent */
 /** @typedef {EventOf<'hint_used', {player_id: string, round: number, rolls_left: number}>} HintUsedEvent */
 /** @typedef {'👍' | '👏' | '😂' | '😮' | '😢' | '🎉' | '🔥' | '🎲'} Reaction */
 /** @typedef {EventOf<'chat', {text: string} | {reaction: Reaction}>} ChatEvent the text is user content: show it as text */
@@ -144,7 +164,7 @@
 /**
  * @typedef {PlayerJoinedEvent | PlayerLeftEvent | SeatTokenRotatedEvent | RoomClosedEvent | GameStartedEvent | TurnStartedEvent
  *   | KeptEvent | RolledEvent | ScoredEvent | GameFinishedEvent | TurnTimedOutEvent | PlayerAwayEvent | PlayerBackEvent
- *   | PlayerResignedEvent | HintUsedEvent | ChatEvent | PlayerMutedEvent | PlayerUnmutedEvent} RoomEvent
+ *   | PlayerResignedEvent | RematchAcceptedEvent | HintUsedEvent | ChatEvent | PlayerMutedEvent | PlayerUnmutedEvent} RoomEvent
  */
 
 /**
@@ -159,7 +179,7 @@
  * @typedef {PlayerJoinedEvent | PlayerLeftEvent | SeatTokenRotatedEvent | RoomClosedEvent | GameStartedEvent
  *   | WithoutData<TurnStartedEvent> | WithoutData<KeptEvent> | WithoutData<RolledEvent> | ScoredEvent
  *   | GameFinishedEvent | TurnTimedOutEvent | PlayerAwayEvent | PlayerBackEvent | PlayerResignedEvent
- *   | HintUsedEvent | ChatEvent | PlayerMutedEvent | PlayerUnmutedEvent} WireEvent
+ *   | RematchAcceptedEvent | HintUsedEvent | ChatEvent | PlayerMutedEvent | PlayerUnmutedEvent} WireEvent
  */
 
 // -- socket messages ------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import quote, urlsplit, urlunsplit
@@ -113,13 +113,21 @@ class DicecupClient:
         *,
         max_players: int | None = None,
         options: Mapping[str, Any] | None = None,
+        bots: Sequence[BotLevel] = (),
+        start: bool = False,
     ) -> Created:
-        """Create a room, seated as its host: ``{"room", "player", "token"}``."""
+        """Create a room, seated as its host: ``{"room", "player", "token"}``.
+        ``bots`` seats a server bot of each level with you, ``start`` starts
+        Game #1 at once (play against the computer in one call)."""
         body: dict[str, Any] = {"name": name, "ruleset": ruleset}
         if max_players is not None:
             body["max_players"] = max_players
         if options is not None:
             body["options"] = dict(options)
+        if bots:
+            body["bots"] = list(bots)
+        if start:
+            body["start"] = True
         return cast(Created, await self.request("POST", "/api/rooms", json=body))
 
     async def public_rooms(
@@ -149,6 +157,12 @@ class DicecupClient:
     async def start(self, code: str, token: str) -> Room:
         """Start the next game (the host's token): the room with it."""
         return cast(Room, await self.request("POST", f"{_room(code)}/games", token=token))
+
+    async def rematch(self, code: str, token: str, game: int) -> Room:
+        """Play again: accept a rematch after game ``game`` (the room's last,
+        finished; any seat's token). The next game starts, same seats, once
+        every person seated has accepted; the room as it is then."""
+        return cast(Room, await self.request("POST", f"{_room(code)}/rematch", token=token, json={"game": game}))
 
     async def add_bot(self, code: str, token: str, level: BotLevel = "optimal") -> Player:
         """Seat a server bot (the host's token, between games)."""

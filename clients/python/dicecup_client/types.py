@@ -11,7 +11,7 @@ copying them into objects. Events are a union discriminated by ``type``::
 from typing import Any, Literal, NotRequired, TypeAlias, TypedDict, cast
 
 Ruleset: TypeAlias = Literal["yahtzee", "yacht", "yatzy"]
-BotLevel: TypeAlias = Literal["optimal", "strong", "casual", "greedy"]
+BotLevel: TypeAlias = Literal["optimal", "strong", "casual", "beginner", "greedy"]
 RoomStatus: TypeAlias = Literal["lobby", "playing", "finished", "closed"]
 
 # -- rooms ------------------------------------------------------------------------------------
@@ -82,6 +82,28 @@ class GameSummary(TypedDict):
     winners: list[str]
 
 
+class SeriesLine(TypedDict):
+    """One player's line of the room's score pad."""
+
+    player_id: str
+    name: str | None
+    games: int
+    """finished games of the room the player played"""
+    total: int
+    """the series total: the sum of the player's totals over those games"""
+    wins: int
+    seated: bool
+    """False: the player has left the room"""
+
+
+class Rematch(TypedDict):
+    """Play again after the last game: who accepted (bots at once), who is waited for."""
+
+    game: int
+    ready: list[str]
+    waiting: list[str]
+
+
 class RoomOptions(TypedDict):
     joker: NotRequired[Literal["forced", "free"]]
     upper_first: NotRequired[bool]
@@ -106,6 +128,9 @@ class Room(TypedDict):
     game: Game | None
     games: list[GameSummary]
     best: dict[str, dict[str, int]]
+    series: list[SeriesLine]
+    rematch: Rematch | None
+    """None unless the room's last game is finished"""
 
 
 # -- actions ----------------------------------------------------------------------------------
@@ -296,6 +321,22 @@ class PlayerBack(TypedDict):
     at: str
 
 
+class RematchData(TypedDict):
+    game: int
+    ready: list[str]
+    waiting: list[str]
+
+
+class RematchAccepted(TypedDict):
+    """The seat accepted to play again; once ``waiting`` is empty the next game's ``game_started`` follows."""
+
+    version: int
+    type: Literal["rematch_accepted"]
+    player_id: str | None
+    data: RematchData
+    at: str
+
+
 class PlayerResigned(TypedDict):
     """The seat resigned: the autopilot finishes its scorecard; it cannot win."""
 
@@ -374,6 +415,7 @@ Event: TypeAlias = (
     | PlayerAway
     | PlayerBack
     | PlayerResigned
+    | RematchAccepted
     | HintUsed
     | Chat
     | PlayerMuted
@@ -394,6 +436,7 @@ EVENT_TYPES = (
     "player_away",
     "player_back",
     "player_resigned",
+    "rematch_accepted",
     "hint_used",
     "chat",
     "player_muted",
@@ -444,6 +487,7 @@ EventV2: TypeAlias = (
     | PlayerAway
     | PlayerBack
     | PlayerResigned
+    | RematchAccepted
     | HintUsed
     | Chat
     | PlayerMuted

@@ -23,7 +23,7 @@ const confirmDialog = document.getElementById('confirm');
 
 // Where focus goes when the element that had it is gone (a box just scored,
 // the lobby replaced by the game): never back to the top of the page.
-const FOCUS_FALLBACK = ['#roll', '#game .score-option', '#end-title', '#start-game', '#join-name', '#turn-banner', '#room-title'];
+const FOCUS_FALLBACK = ['#roll', '#game .score-option', '#end-title', '#play-again', '#start-game', '#join-name', '#turn-banner', '#room-title'];
 
 // ---------------------------------------------------------------- messages
 
@@ -151,11 +151,26 @@ function renderHome() {
   const seatsOptions = [1, 2, 3, 4, 5, 6, 7, 8]
     .map((count) => `<option value="${count}" ${count === 2 ? 'selected' : ''}>${n(count)}</option>`)
     .join('');
+  // the bot levels the server has (GET /api/rulesets), strongest first; a middling one chosen
+  const levels = (S.rulesets[names[0]] || { bot_levels: [] }).bot_levels || [];
+  const middle = levels[Math.floor(levels.length / 2)];
+  const levelOptions = levels
+    .map((level) => `<option value="${esc(level)}" ${level === middle ? 'selected' : ''}>${esc(t(`bot.${level}`))}</option>`)
+    .join('');
   const joker = (rules) => rules.options.joker;
   const withJoker = names.filter((name) => joker(S.rulesets[name]));
   const jokerChoices = withJoker.length ? joker(S.rulesets[withJoker[0]]).choices : [];
   app.innerHTML = `
     <section class="card hero"><p>${esc(t('app.tagline'))}</p></section>
+    <section class="card vs-computer" id="vs-computer">
+      <h2>${esc(t('sr.vs_computer'))}</h2>
+      <p class="muted">${esc(t('sr.vs_computer_help'))}</p>
+      <div class="row">
+        <label>${esc(t('home.ruleset'))}<select id="vs-ruleset">${options}</select></label>
+        <label>${esc(t('sr.level'))}<select id="vs-level">${levelOptions}</select></label>
+      </div>
+      <button class="primary big" data-action="vs-computer" id="vs-computer-play">${esc(t('sr.vs_computer'))}</button>
+    </section>
     <section data-slot="profile"></section>
     <section class="card">
       <h1>${esc(t('home.create'))}</h1>
@@ -421,11 +436,24 @@ function draw(room) {
   drawLog(slot(app, 'log'));
   app.dataset.status = room.status;
   app.dataset.version = room.version;
+  markPadOverflow();
   if (!playing && room.status === 'finished' && room.game) {
     const number = S.review || room.game.number;
     if (!(number in S.analyses)) fetchAnalysis(number);
   }
 }
+
+/** The score pad scrolls sideways inside its box when its games do not fit: say so (a shadow and a line). */
+function markPadOverflow() {
+  const pad = document.getElementById('pad-scroll');
+  if (!pad) return;
+  const over = pad.scrollWidth > pad.clientWidth + 1;
+  if (pad.dataset.overflow !== String(over)) pad.dataset.overflow = String(over);
+  const hint = document.getElementById('pad-hint');
+  if (hint && hint.hidden === over) hint.hidden = !over;
+}
+
+window.addEventListener('resize', markPadOverflow);
 
 function drawLobby(node, room) {
   if (!room) {
@@ -629,6 +657,30 @@ async function onClick(event) {
       }
       seats.set(played.room.code, { token: played.token, playerId: played.player.id, name });
       go(`r/${played.room.code}`);
+    } else if (action === 'vs-computer') {
+      // one click: a room with one bot, started (POST /api/rooms with bots and start), and into the game
+      const typed = String(app.querySelector('#create-name')?.value || '').trim();
+      const known = typed || localStorage.getItem('dicecup.name');
+      const name = known || t('sr.default_name'); // nobody to tell apart from: a plain name is enough
+      target.disabled = true;
+      let created;
+      try {
+        created = await P.createRoom({
+          ruleset: document.getElementById('vs-ruleset').value,
+          name,
+          max_players: 2,
+          bots: [document.getElementById('vs-level').value],
+          start: true,
+        }, Boolean(known));
+      } finally {
+        target.disabled = false;
+      }
+      if (known) localStorage.setItem('dicecup.name', created.player.name);
+      seats.set(created.room.code, { token: created.token, playerId: created.player.id, name: created.player.name });
+      go(`r/${created.room.code}`);
+    } else if (action === 'play-again') {
+      target.disabled = true;
+      await api.rematch(S.code, Number(target.dataset.game), S.seat.token);
     } else if (action === 'copy') {
       const link = V.inviteLink(room.code);
       if (await copyText(link)) flash(t('room.copied'));

@@ -84,10 +84,11 @@ async function adoptName(name) {
   }
 }
 
-/** POST /api/rooms with the profile token: the host's seat is the profile's. */
-export async function createRoom(body) {
+/** POST /api/rooms with the profile token: the host's seat is the profile's
+ * (`adopt`: the profile takes the name, if it has none of its own yet). */
+export async function createRoom(body, adopt = true) {
   await ensureProfile();
-  await adoptName(body.name);
+  if (adopt) await adoptName(body.name);
   return api.request('POST', 'api/rooms', { body, token: token() });
 }
 

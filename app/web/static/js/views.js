@@ -34,13 +34,18 @@ export function roomHeader(room) {
       <p class="muted">${esc(t(`ruleset.${room.ruleset}`))}${room.game ? ` · ${esc(t('game.title', { number: room.game.number }))}` : ''}</p>
       <p><a href="rules/${esc(room.ruleset)}" target="_blank" rel="noopener" id="rules-link">${esc(t('howto.title', { ruleset: t(`ruleset.${room.ruleset}`) }))}</a></p>
       ${notifyControl(room)}</div>
-      ${room.max_players === 1 ? '' : `<div class="share"><span class="muted">${esc(t('room.share'))}</span>
+      ${room.max_players === 1 || vsComputer(room) ? '' : `<div class="share"><span class="muted">${esc(t('room.share'))}</span>
         <code id="room-link">${esc(link)}</code>
         <button data-action="copy" id="copy-link">${esc(t('room.copy_link'))}</button>
         ${typeof navigator.share === 'function' ? `<button data-action="share" id="share-link">${esc(t('ps.share'))}</button>` : ''}
         <button data-action="qr" id="show-qr" aria-expanded="${S.showQr}" aria-controls="invite-qr">${esc(t(S.showQr ? 'qr.hide' : 'qr.show'))}</button>
         ${S.showQr ? qrFigure(link) : ''}</div>`}
     </section>`;
+}
+
+/** A room with one person and bots only, every seat taken: nobody to invite (play against the computer). */
+export function vsComputer(room) {
+  return room.players.length >= room.max_players && room.players.filter((p) => !p.bot).length === 1 && room.players.some((p) => p.bot);
 }
 
 /** The invite link as a QR code (vendor/qrcode-generator, MIT): an SVG, dark modules on white
@@ -97,7 +102,7 @@ export function lobbyActions(room) {
           <button class="primary" id="join-submit">${esc(t('room.join_submit'))}</button>
         </form><p class="muted">${esc(t('room.spectating'))}</p>`;
   } else if (isHost) {
-    const label = room.status === 'finished' ? t('end.play_again') : t('room.start');
+    const label = t('room.start');
     const levels = (ruleset()?.bot_levels || [])
       .map((level) => `<option value="${esc(level)}">${esc(t(`bot.${level}`))}</option>`)
       .join('');
@@ -106,9 +111,10 @@ export function lobbyActions(room) {
         ? ''
         : `<div class="row"><label>${esc(t('room.bot_level'))}<select id="bot-level">${levels}</select></label>
           <button data-action="add-bot" id="add-bot">${esc(t('room.add_bot'))}</button></div>`;
-    actions = `${bots}<button class="primary big" data-action="start" id="start-game">${esc(label)}</button>`;
-  } else {
-    actions = `<p>${esc(t(room.status === 'finished' ? 'end.waiting_host' : 'room.waiting_host'))}</p>`;
+    // after a game, play again and start now are on the end screen (againBar)
+    actions = room.status === 'finished' ? bots : `${bots}<button class="primary big" data-action="start" id="start-game">${esc(label)}</button>`;
+  } else if (room.status !== 'finished') {
+    actions = `<p>${esc(t('room.waiting_host'))}</p>`;
   }
   const leave = S.seat && room.status !== 'closed' ? `<button class="quiet" data-action="leave" id="leave-room">${esc(t('room.leave'))}</button>` : '';
   return `${actions}${leave}`;
@@ -289,10 +295,71 @@ export function chancesView(room) {
 
 // ---------------------------------------------------------------- the end screen and its analysis
 
+/** Who won, said to whoever looks: "You win!", "The computer wins", a solo game's score. */
+export function winnerLine(room, game) {
+  const mine = me() && game.order.includes(me()) ? me() : null;
+  if (game.order.length === 1) {
+    const total = game.scorecards[game.order[0]].total;
+    return mine ? t('sr.solo_you', { points: total }) : t('sr.solo', { name: playerName(game.order[0]), points: total });
+  }
+  const bot = (id) => Boolean(room.players.find((p) => p.id === id)?.bot);
+  if (mine && game.winners.includes(mine)) {
+    const others = game.winners.filter((id) => id !== mine).map(playerName);
+    return others.length ? t('sr.you_share', { names: list(others) }) : t('sr.you_win');
+  }
+  if (mine && game.winners.length && game.winners.every(bot)) return t('sr.computer_wins');
+  const winners = game.winners.map(playerName);
+  return winners.length > 1 ? t('end.winners', { names: list(winners) }) : t('end.winner', { names: winners[0] || '' });
+}
+
+/** Play again, offered to every seat: accept (or, accepted, who is still waited for); the host may start now. */
+export function againBar(room) {
+  const rematch = room.rematch;
+  const seat = room.players.find((p) => p.id === me());
+  if (!rematch || !seat) return '';
+  const names = (ids) => list(ids.map(playerName));
+  const ready = rematch.ready.filter((id) => id !== me() && !room.players.find((p) => p.id === id)?.bot);
+  const accepted = rematch.ready.includes(me());
+  const othersWaited = rematch.waiting.some((id) => id !== me());
+  const parts = [];
+  if (!accepted) parts.push(`<button class="primary big" data-action="play-again" data-game="${rematch.game}" id="play-again">${esc(t('end.play_again'))}</button>`);
+  if (room.host_id === me() && othersWaited) parts.push(`<button data-action="start" id="start-now">${esc(t('sr.start_now'))}</button>`);
+  const lines = [];
+  if (ready.length) lines.push(t('sr.ready', { names: names(ready) }));
+  if (accepted && rematch.waiting.length) lines.push(t('sr.waiting', { names: names(rematch.waiting) }));
+  return `<div class="again" id="again" data-ready="${esc(rematch.ready.join(','))}" data-waiting="${esc(rematch.waiting.join(','))}">
+      ${parts.length ? `<div class="again-actions">${parts.join('')}</div>` : ''}
+      ${lines.map((line) => `<p class="again-status">${esc(line)}</p>`).join('')}</div>`;
+}
+
+/** The score pad: a line per player, the room's games side by side (Game #1 ... #N) and the series total. */
+export function scorePad(room, reviewed) {
+  if (!room.games.length) return '';
+  const games = room.games;
+  const head = `<tr><th scope="col" class="pad-name">${esc(t('sr.player'))}</th>${games
+    .map(
+      (g) => `<th scope="col" data-game="${g.number}"><span>${esc(t('end.game', { number: g.number }))}</span>
+        <button class="quiet small" data-action="review" data-number="${g.number}" id="review-${g.number}" aria-pressed="${reviewed === g.number}">${esc(t('analysis.review'))}</button></th>`,
+    )
+    .join('')}<th scope="col" class="pad-total">${esc(t('sr.series_total'))}</th></tr>`;
+  const rows = room.series
+    .map((line) => {
+      const name = line.seated ? playerName(line.player_id) : line.name || '?';
+      const cells = games
+        .map((g) => `<td class="${g.winners.includes(line.player_id) ? 'winner' : ''}">${line.player_id in g.totals ? n(g.totals[line.player_id]) : '–'}</td>`)
+        .join('');
+      return `<tr data-player="${esc(line.player_id)}" class="${line.player_id === me() ? 'mine' : ''}"><th scope="row" class="pad-name">${esc(name)}${line.seated ? '' : ` <span class="muted small">${esc(t('sr.left'))}</span>`}</th>${cells}<td class="pad-total" data-total="${line.total}">${n(line.total)}</td></tr>`;
+    })
+    .join('');
+  return `<section class="score-pad" id="score-pad" aria-labelledby="score-pad-title">
+      <h3 id="score-pad-title">${esc(t('sr.pad'))}</h3>
+      <div class="pad-scroll" id="pad-scroll" tabindex="0" role="region" aria-labelledby="score-pad-title">
+        <table class="pad"><thead>${head}</thead><tbody>${rows}</tbody></table></div>
+      <p class="muted small scroll-hint" id="pad-hint" hidden>${esc(t('sr.scroll_hint'))}</p></section>`;
+}
+
 export function endView(room) {
   const game = room.game;
-  const winners = game.winners.map(playerName);
-  const title = winners.length > 1 ? t('end.winners', { names: list(winners) }) : t('end.winner', { names: winners[0] || '' });
   const standings = [...game.order]
     .sort((a, b) => game.scorecards[b].total - game.scorecards[a].total)
     .map(
@@ -300,26 +367,13 @@ export function endView(room) {
         <span class="name">${esc(playerName(id))}</span><strong>${n(game.scorecards[id].total)}</strong></li>`,
     )
     .join('');
-  const players = room.players;
-  const best = room.best[room.ruleset] || {};
-  const history = room.games.length
-    ? `<h3>${esc(t('end.history'))}</h3><div class="scroll"><table class="history"><thead><tr><th></th>${players.map((p) => `<th scope="col">${esc(p.name)}</th>`).join('')}</tr></thead><tbody>
-        ${room.games
-          .map(
-            (g) => `<tr><th scope="row">${esc(t('end.game', { number: g.number }))}
-              <button class="quiet small" data-action="review" data-number="${g.number}" id="review-${g.number}" aria-pressed="${(S.review || game.number) === g.number}">${esc(t('analysis.review'))}</button></th>${players
-              .map((p) => `<td class="${g.winners.includes(p.id) ? 'winner' : ''}">${p.id in g.totals ? n(g.totals[p.id]) : '–'}</td>`)
-              .join('')}</tr>`,
-          )
-          .join('')}
-        <tr class="sum"><th scope="row">${esc(t('end.best'))}</th>${players.map((p) => `<td>${p.id in best ? n(best[p.id]) : '–'}</td>`).join('')}</tr></tbody></table></div>`
-    : '';
   return `<section class="card end" id="end">
       <h2 id="end-title" tabindex="-1">${esc(t('end.title', { number: game.number }))}</h2>
-      <p class="winner-line" id="winner-line">${esc(title)}</p>
+      <p class="winner-line" id="winner-line">${esc(winnerLine(room, game))}</p>
+      ${againBar(room)}
       <ol class="standings" id="final">${standings}</ol>
+      ${scorePad(room, S.review || game.number)}
       ${scorecardHtml(room, game)}
-      ${history}
       ${analysisView(S.review || game.number)}
       <p class="muted small">${esc(t('end.fair', { seed: game.fairness.seed || '' }))}</p>
     </section>`;
@@ -390,6 +444,8 @@ export function logLine(event, name, started) {
       return t('lc.log_back', { name });
     case 'player_resigned':
       return t('lc.log_resigned', { name });
+    case 'rematch_accepted':
+      return t('sr.log_rematch', { name });
     default:
       return null;
   }
