@@ -188,10 +188,30 @@ async def test_the_service_worker_shows_the_push_it_receives(live, browser) -> N
     await page.goto(live.http + "/")
     await page.evaluate("navigator.serviceWorker.ready")
     cdp = await page.context.new_cdp_session(page)
-    registrations: list[dict[str, Any]] = []
-    cdp.on("ServiceWorker.workerRegistrationUpdated", lambda e: registrations.extend(e["registrations"]))
+    registrations: dict[str, dict[str, Any]] = {}
+    versions: dict[str, dict[str, Any]] = {}
+    cdp.on(
+        "ServiceWorker.workerRegistrationUpdated",
+        lambda e: registrations.update({r["registrationId"]: r for r in e["registrations"]}),
+    )
+    cdp.on("ServiceWorker.workerVersionUpdated", lambda e: versions.update({v["versionId"]: v for v in e["versions"]}))
     await cdp.send("ServiceWorker.enable")
-    await eventually(lambda: registrations, timeout=10)
+
+    def active() -> str | None:
+        """The app's registration whose worker is activated and running."""
+        for version in versions.values():
+            registration = registrations.get(version["registrationId"])
+            if (
+                registration is not None
+                and not registration.get("isDeleted")
+                and registration["scopeURL"] == live.http + "/"
+                and version["status"] == "activated"
+                and version["runningStatus"] == "running"
+            ):
+                return str(version["registrationId"])
+        return None
+
+    registration_id = await eventually(active, timeout=20)
     payload = {
         "type": "turn",
         "room": "K7QXRP",
@@ -205,14 +225,14 @@ async def test_the_service_worker_shows_the_push_it_receives(live, browser) -> N
         "ServiceWorker.deliverPushMessage",
         {
             "origin": live.http + "/",
-            "registrationId": registrations[0]["registrationId"],
+            "registrationId": registration_id,
             "data": json.dumps(payload),
         },
     )
     shown = await page.evaluate(
         """async () => {
           const reg = await navigator.serviceWorker.ready;
-          for (let i = 0; i < 100; i++) {
+          for (let i = 0; i < 300; i++) {
             const list = await reg.getNotifications();
             if (list.length) return list.map((n) => ({ title: n.title, body: n.body, tag: n.tag, url: n.data.url }));
             await new Promise((r) => setTimeout(r, 100));
