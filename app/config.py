@@ -116,7 +116,10 @@ class Settings(BaseSettings):
         30, gt=0, description="rooms with no event for this long are deleted with their events"
     )
     lobby_ttl_hours: float = Field(
-        24, gt=0, description="lobby rooms (no game started) with no event for this long are deleted sooner"
+        24,
+        gt=0,
+        description="lobby rooms (no game started) that nobody has opened for this long (no event, no read of "
+        "the room, no socket open) are deleted sooner",
     )
     sweep_interval: float = Field(
         600, gt=0, description="seconds between the room sweeper's runs (one instance at a time, by a lease)"

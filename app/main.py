@@ -29,6 +29,7 @@ from app.db import Database
 from app.lifecycle import TurnClock, Turns
 from app.lifecycle.public import PublicRooms
 from app.lifecycle.sweeper import Sweeper
+from app.lifecycle.visits import LobbyVisits
 from app.notify import PushService, load_keys
 from app.observability.metrics import Metrics
 from app.observability.middleware import RequestObservability
@@ -127,6 +128,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             on_swept=metrics.swept,
         )
         app.state.sweeper = sweeper
+        # A lobby room someone opens (GET, a socket's welcome) stays: its visits, written at most every 10 min.
+        visits = LobbyVisits(db, every=min(600.0, config.lobby_ttl_hours * 3600 / 4), watched=hub.watched_rooms)
+        app.state.visits = visits
         scheduler = BotScheduler(service, alarm, poll=config.scheduler_poll, play=turns.play_due)
         app.state.readiness = instruments.readiness(service.ping, strategy)
         app.state.analysis = analysis
@@ -146,6 +150,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await strategy.start()
         scheduler.start()
         sweeper.start()
+        visits.start()
         if push is not None:
             push.start()
         await metrics.start()
@@ -168,6 +173,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             if push is not None:
                 await push.close()
             await sweeper.close()
+            await visits.close()
             await analysis.close()
             await app.state.limits.close()
             await hub.close()
