@@ -24,6 +24,7 @@ from dicecup_client import (
     DicecupError,
     ErrorCode,
     GreedyBot,
+    PushSubscription,
     RoomConnection,
     run_bot,
 )
@@ -422,3 +423,34 @@ async def test_play_again_against_a_bot(live) -> None:
             await client.rematch(code, token, 1)
         assert late.value.code == ErrorCode.REMATCH_STARTED
         await conn.close()
+
+
+async def test_push_subscriptions(live) -> None:
+    import base64
+    import os
+
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    def b64(raw: bytes) -> str:
+        return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+    point = (
+        ec.generate_private_key(ec.SECP256R1())
+        .public_key()
+        .public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+    )
+    async with DicecupClient(live.http) as client:
+        key = await client.push_key()
+        assert len(base64.urlsafe_b64decode(key + "=")) == 65
+        created = await client.create_room("Ana", "yacht")
+        code, me, token = created["room"]["code"], created["player"]["id"], created["token"]
+        sub: PushSubscription = {
+            "endpoint": "https://fcm.googleapis.com/fcm/send/python-sdk",
+            "keys": {"p256dh": b64(point), "auth": b64(os.urandom(16))},
+        }
+        assert await client.subscribe_push(code, me, token, sub, lang="mn") == 1
+        with pytest.raises(DicecupError) as refused:
+            await client.subscribe_push(code, me, token, {**sub, "endpoint": "http://fcm.googleapis.com/x"})
+        assert (refused.value.code, refused.value.status) == (ErrorCode.INVALID_SUBSCRIPTION, 422)
+        assert await client.unsubscribe_push(code, me, token) == 0

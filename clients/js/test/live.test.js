@@ -328,3 +328,26 @@ test('chat, reactions and mute over REST; chat events come over the socket', liv
 function range(from, to) {
   return Array.from({ length: to - from + 1 }, (_, i) => from + i);
 }
+
+test('turn notifications: the VAPID key, a seat subscribing and unsubscribing, a bad subscription refused', live, async () => {
+  const { createECDH, randomBytes } = await import('node:crypto');
+  const rest = api();
+  const { public_key: key } = await rest.pushKey();
+  assert.equal(Buffer.from(key, 'base64url').length, 65);
+  const created = await rest.createRoom({ ruleset: 'yacht', name: 'Ana', max_players: 2 });
+  const code = created.room.code;
+  const subscription = {
+    endpoint: `https://fcm.googleapis.com/fcm/send/sdk-test-${randomBytes(6).toString('hex')}`,
+    expirationTime: null,
+    keys: {
+      p256dh: createECDH('prime256v1').generateKeys().toString('base64url'),
+      auth: randomBytes(16).toString('base64url'),
+    },
+  };
+  assert.deepEqual(await rest.subscribePush(code, created.player.id, subscription, created.token, 'sw'), { subscriptions: 1 });
+  await assert.rejects(
+    rest.subscribePush(code, created.player.id, { ...subscription, endpoint: 'https://example.com/x' }, created.token),
+    (error) => error instanceof DicecupError && error.code === ErrorCode.INVALID_SUBSCRIPTION && error.status === 422,
+  );
+  assert.deepEqual(await rest.unsubscribePush(code, created.player.id, created.token, subscription.endpoint), { subscriptions: 0 });
+});

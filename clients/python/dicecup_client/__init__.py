@@ -9,7 +9,7 @@ from .errors import FATAL_CLOSE_CODES, CloseCode, ConnectionStopped, DicecupErro
 from .patch import PatchError, apply_patch
 from .rest import DicecupClient, socket_url
 from .store import RoomStore
-from .types import REACTIONS, Action, Event, Game, Player, Reaction, Room, Turn
+from .types import REACTIONS, Action, Event, Game, Player, PushSubscription, Reaction, Room, Turn
 
 __version__ = "0.1.0"
 
@@ -30,6 +30,7 @@ __all__ = [
     "GreedyBot",
     "PatchError",
     "Player",
+    "PushSubscription",
     "Reaction",
     "Room",
     "RoomConnection",

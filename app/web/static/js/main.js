@@ -11,6 +11,7 @@ import * as F from './feel.js';
 import { howToPlay } from './howto.js';
 import { has, language, loadCatalog, n, t } from './i18n.js';
 import { LANGUAGE_EVENT, mountLanguageSwitch } from './lang.js';
+import * as N from './notify.js';
 import * as P from './pages.js';
 import { S, boxLabel, keptShown, me, myTurn, playerName, room as currentRoom } from './state.js';
 import * as V from './views.js';
@@ -800,6 +801,8 @@ async function onClick(event) {
       seats.set(S.code, S.seat);
       connect();
       render();
+    } else if (action === 'notify') {
+      await N.toggle(S.code, render);
     } else if (action === 'resign') {
       const ok = await ask(t('lc.resign_confirm'), t('lc.resign'), t('confirm.no'));
       if (ok) await api.leave(S.code, S.seat.playerId, S.seat.token);

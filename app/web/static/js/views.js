@@ -5,6 +5,7 @@ import { REACTIONS, appUrl, seats } from './api.js';
 import { dieSvg } from './dice.js';
 import { decimal, language, list, n, plural, t } from './i18n.js';
 import { esc } from './dom.js';
+import { control as notifyControl } from './notify.js';
 import qrcode from '../vendor/qrcode-generator/qrcode.mjs';
 import { S, boxLabel, me, myTurn, playerName, room as currentRoom, ruleset } from './state.js';
 
@@ -31,7 +32,8 @@ export function roomHeader(room) {
   return `<section class="card room-head">${resumeOffer(room)}
       <div><h1 id="room-title" tabindex="-1">${esc(t('room.title', { code: room.code }))}</h1>
       <p class="muted">${esc(t(`ruleset.${room.ruleset}`))}${room.game ? ` · ${esc(t('game.title', { number: room.game.number }))}` : ''}</p>
-      <p><a href="rules/${esc(room.ruleset)}" target="_blank" rel="noopener" id="rules-link">${esc(t('howto.title', { ruleset: t(`ruleset.${room.ruleset}`) }))}</a></p></div>
+      <p><a href="rules/${esc(room.ruleset)}" target="_blank" rel="noopener" id="rules-link">${esc(t('howto.title', { ruleset: t(`ruleset.${room.ruleset}`) }))}</a></p>
+      ${notifyControl(room)}</div>
       ${room.max_players === 1 || vsComputer(room) ? '' : `<div class="share"><span class="muted">${esc(t('room.share'))}</span>
         <code id="room-link">${esc(link)}</code>
         <button data-action="copy" id="copy-link">${esc(t('room.copy_link'))}</button>
