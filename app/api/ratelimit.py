@@ -44,6 +44,7 @@ _DETAIL = {
     "profile": "too many profiles made from this address",
     "sign-in-user": "too many failed sign-ins; try again later",
     "sign-in-address": "too many failed sign-ins; try again later",
+    "push": "too many push subscription changes for this seat; slow down",
 }
 
 
@@ -61,6 +62,7 @@ class RateLimits:
         self._profile = Window("profile", settings.profiles_per_hour, HOUR)
         self._sign_in_user = Window("sign-in-user", settings.sign_in_failures_per_username, HOUR)
         self._sign_in_address = Window("sign-in-address", settings.sign_in_failures_per_address, HOUR)
+        self._push = Window("push", settings.push_subscriptions_per_minute, 60.0)
         self._sockets_per_address = settings.sockets_per_address
         self._sockets: Counter[str] = Counter()
         self._oversize = Window("oversize", settings.oversize_frames_per_minute, 60.0)
@@ -118,6 +120,10 @@ class RateLimits:
     async def check_profile_creation(self, client: str) -> None:
         """``rate_limited`` past ``profiles_per_hour`` profiles created from one address."""
         await self._take(Step("hit", self._profile, client))
+
+    async def check_push(self, player_id: str) -> None:
+        """``rate_limited`` past ``push_subscriptions_per_minute`` subscription changes by one seat."""
+        await self._take(Step("hit", self._push, player_id))
 
     # -- sign-in guessing ---------------------------------------------------------------------
 

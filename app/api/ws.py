@@ -189,6 +189,7 @@ class Session:
             if you is not None:
                 you["connected"] = True  # this very socket; the presence message follows
             conn.send_now(messages.welcome(protocol, you, room))
+            self.socket.app.state.visits.opened(room_code, room)  # a lobby room someone opens is not swept
             version = room["version"]
             # (events that came meanwhile may have given it a later room: see Hub)
             conn.view_version = max(conn.view_version, version)
