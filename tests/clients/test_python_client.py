@@ -360,7 +360,7 @@ async def test_the_terminal_client_plays_a_solo_game(live) -> None:
     """``dicecup-play URL --solo`` with every command piped in at once: each
     turn rolls, keeps some dice by position, rolls again and scores a box
     named by id, by label, by prefix or (alone) the best one."""
-    lines = ["help", "start"]
+    lines = ["help", "say  hello   there ", "say", "start"]
     for index, box in enumerate(YACHT_BOXES):
         named = {0: "Ones", 4: "fiv", 6: "full house"}.get(index, box)  # a label, a prefix, a label with a space
         lines += ["r", "k 1 3", "r 1 2 5", "show"]
@@ -389,6 +389,7 @@ async def test_the_terminal_client_plays_a_solo_game(live) -> None:
     assert "? unknown command 'bogus'" in out
     assert "! no game is on" in out  # the roll after the game
     assert "you kept 1 3" in out and "  dice:" in out and "can score:" in out
+    assert "you: hello there" in out and "! chat_empty:" in out  # the chat, normalized; an empty one refused
     assert completed.stderr == ""
 
 
