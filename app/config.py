@@ -76,6 +76,7 @@ class Settings(BaseSettings):
     )
     oversize_frames_per_minute: int = Field(
         10,
+        ge=1,  # 0 would drop every address, struck or not
         description="per client address and instance: frames refused as over max_body_bytes (close 1009) "
         "before its new connections are dropped until the minute is up (429 on sockets behind a proxy)",
     )

@@ -106,6 +106,12 @@ async def test_the_app_counts_its_own_1009_too(database_url: str) -> None:
         assert await oversize(url) is None
 
 
+def test_the_budget_is_at_least_one_frame(sqlite_database: str) -> None:
+    """A budget of 0 would drop every address, struck or not: refused at startup."""
+    with pytest.raises(ValueError, match="oversize_frames_per_minute"):
+        test_settings(sqlite_database, oversize_frames_per_minute=0)
+
+
 def test_the_gate_is_off_with_the_rate_limits(sqlite_database: str) -> None:
     settings = test_settings(sqlite_database, oversize_frames_per_minute=1)
     assert not settings.rate_limits
