@@ -304,7 +304,10 @@ class Session:
             first = invalid.errors()[0]["msg"] if invalid.errors() else "bad message"
             conn.send(_error("invalid_request", f"invalid {message['type']}: {first}", message_id))
         except DomainError as refused:
-            conn.send(_error(refused.code, refused.detail, message_id))
+            detail = refused.detail
+            if refused.retry_after is not None:  # REST says it in Retry-After; the socket in the detail
+                detail = f"{detail} (retry in {refused.retry_after} s)"
+            conn.send(_error(refused.code, detail, message_id))
         else:
             conn.send(messages.ack(message_id, version))
 

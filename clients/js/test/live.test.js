@@ -11,6 +11,7 @@ import {
   DicecupError,
   ERROR_CODES,
   ErrorCode,
+  REACTIONS,
   newActionId,
 } from '../src/index.js';
 import { api, choose, connection, eventually, live, random, sockets, withoutPresence } from './support.js';
@@ -291,6 +292,32 @@ test('REST helpers: rulesets, bots, games, events, hints', live, async () => {
   // during a game, leaving resigns (the autopilot finishes the card); twice is refused
   await rest.leave(code, created.player.id, created.token);
   await assert.rejects(rest.leave(code, created.player.id, created.token), (error) => error instanceof DicecupError && error.code === 'resigned');
+  conn.close();
+});
+
+test('chat, reactions and mute over REST; chat events come over the socket', live, async () => {
+  const rest = api();
+  const created = await rest.createRoom({ ruleset: 'yacht', name: 'Ana', max_players: 2 });
+  const code = created.room.code;
+  assert.equal(created.room.options.hints, false, 'hints are off by default with other players');
+  const joined = await rest.join(code, 'Ben');
+  const conn = connection(code, { token: created.token });
+  const log = record(conn);
+  await conn.connect();
+  const said = await rest.chat(code, { text: ' hi  there ' }, joined.token);
+  assert.deepEqual([said.event.type, said.event.data], ['chat', { text: 'hi there' }]);
+  const reacted = await rest.chat(code, { reaction: REACTIONS[0] }, created.token);
+  assert.deepEqual(reacted.event.data, { reaction: '👍' });
+  await rest.mute(code, joined.player.id, true, created.token);
+  await assert.rejects(rest.chat(code, { text: 'hey' }, joined.token), (error) => error instanceof DicecupError && error.code === ErrorCode.MUTED && error.status === 403);
+  await assert.rejects(rest.chat(code, { text: '' }, created.token), (error) => error instanceof DicecupError && error.code === ErrorCode.CHAT_EMPTY);
+  await conn.store.when((r) => r.players.some((p) => p.muted));
+  await rest.mute(code, joined.player.id, false, created.token);
+  await conn.store.when((r) => r.players.every((p) => !p.muted));
+  assert.deepEqual(
+    log.store.filter((e) => e.version >= said.event.version).map((e) => e.type),
+    ['chat', 'chat', 'player_muted', 'player_unmuted'],
+  );
   conn.close();
 });
 
