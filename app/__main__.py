@@ -10,6 +10,7 @@ import logging
 import uvicorn
 from sqlalchemy.engine import make_url
 
+from app.api.edge import uvicorn_options
 from app.config import Settings
 from app.db.migrate import upgrade
 from app.observability.logs import configure_logging
@@ -57,9 +58,9 @@ def main(argv: list[str] | None = None) -> None:
             log_level=settings.log_level,
             # per-message deflate costs ~50 KiB per socket and CPU on every push: off unless asked for
             ws_per_message_deflate=settings.ws_compression,
-            # Frames over the message limit are refused by the protocol layer
-            # from their header (close 1009), before their payload is read.
-            ws_max_size=settings.max_body_bytes,
+            # The frame limit (close 1009 from a frame's header), and protocols
+            # that drop an address's connections after too many such frames.
+            **uvicorn_options(settings.max_body_bytes),
             # The app believes X-Forwarded-For only from DICECUP_TRUSTED_PROXIES
             # (app.api.proxies); uvicorn's own handling would trust 127.0.0.1.
             proxy_headers=False,

@@ -74,6 +74,11 @@ class Settings(BaseSettings):
     lookup_failures_per_minute: int = Field(
         30, description="per client address: failed room lookups (REST 404, socket 4404) before 429 / close 4429"
     )
+    oversize_frames_per_minute: int = Field(
+        10,
+        description="per client address and instance: frames refused as over max_body_bytes (close 1009) "
+        "before its new connections are dropped until the minute is up (429 on sockets behind a proxy)",
+    )
     rooms_per_hour: int = Field(30, description="per client address: rooms created before 429")
     profiles_per_hour: int = Field(30, description="per client address: profiles created before 429")
     sign_in_failures_per_username: int = Field(
@@ -111,10 +116,53 @@ class Settings(BaseSettings):
         30, gt=0, description="rooms with no event for this long are deleted with their events"
     )
     lobby_ttl_hours: float = Field(
-        24, gt=0, description="lobby rooms (no game started) with no event for this long are deleted sooner"
+        24,
+        gt=0,
+        description="lobby rooms (no game started) that nobody has opened for this long (no event, no read of "
+        "the room, no socket open) are deleted sooner",
     )
     sweep_interval: float = Field(
         600, gt=0, description="seconds between the room sweeper's runs (one instance at a time, by a lease)"
+    )
+    push: bool = Field(
+        True,
+        description="Web Push: notify a player whose turn starts while none of their sockets is open "
+        "(docs/api.md, Turn notifications); false = no push endpoints (503 `push_unavailable`) and nothing sent",
+    )
+    vapid_private_key: SecretStr | None = Field(
+        None,
+        description="the VAPID private key (P-256) push requests are signed with: base64url of its 32 raw bytes, "
+        "or PEM; unset = one generated on the first start and kept in the database (every instance uses it)",
+    )
+    vapid_subject: str | None = Field(
+        None,
+        max_length=256,
+        description="the VAPID contact push services may reach the operator at (`mailto:` or `https:`); "
+        "unset = DICECUP_PUBLIC_URL if it is https, else `mailto:webpush@dicecup.invalid` (set it in production: "
+        "some push services refuse an unreachable contact)",
+    )
+    push_endpoint_hosts: str = Field(
+        "fcm.googleapis.com,push.services.mozilla.com,push.apple.com,notify.windows.com",
+        description="comma-separated push service hosts a subscription's endpoint may be on (a host or any "
+        "subdomain of it; `*` = any): the server posts to these only",
+    )
+    push_allow_http: bool = Field(
+        False,
+        description="accept http:// subscription endpoints (a self-hosted push service, tests); false = https only",
+    )
+    push_subscriptions_per_minute: int = Field(
+        10, description="per seat: subscription changes (PUT/DELETE .../push) before 429"
+    )
+    push_queue_size: int = Field(
+        1000, ge=1, description="pushes waiting to be sent; past it a push is dropped (counted in /metrics)"
+    )
+    push_timeout: float = Field(10.0, gt=0, description="seconds a push service has to answer one push")
+    push_ttl_untimed: int = Field(
+        86_400,
+        ge=0,
+        le=2_419_200,
+        description="seconds a push service keeps an undelivered push of an untimed turn "
+        "(a timed turn's push lives until its deadline)",
     )
     metrics_token: SecretStr | None = Field(
         None, description="if set, `GET /metrics` needs `Authorization: Bearer <token>` (401 otherwise); unset = open"
@@ -129,6 +177,16 @@ class Settings(BaseSettings):
         if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
             raise ValueError("public_url is an http:// or https:// address without query or fragment")
         return f"{parts.scheme}://{parts.netloc}{parts.path.rstrip('/')}/"
+
+    @field_validator("vapid_subject")
+    @classmethod
+    def _vapid_subject(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        value = value.strip()
+        if not (value.startswith("mailto:") or value.startswith("https://")):
+            raise ValueError("vapid_subject is a mailto: or https: address")
+        return value
 
     @field_validator("database_url")
     @classmethod
@@ -145,6 +203,10 @@ class Settings(BaseSettings):
     @property
     def trusted_proxy_list(self) -> list[str]:
         return [item.strip() for item in self.trusted_proxies.split(",") if item.strip()]
+
+    @property
+    def push_host_list(self) -> list[str]:
+        return [item.strip().lower().rstrip(".") for item in self.push_endpoint_hosts.split(",") if item.strip()]
 
     @property
     def cors_origin_list(self) -> list[str]:

@@ -18,6 +18,7 @@ from app.api.cors import Cors
 from app.api.openapi import openapi_document
 from app.api.profiles import router as profiles_router
 from app.api.proxies import TrustedProxies
+from app.api.push import router as push_router
 from app.api.ratelimit import RateLimits
 from app.api.responses import install_error_handlers
 from app.api.routes import router
@@ -28,6 +29,8 @@ from app.db import Database
 from app.lifecycle import TurnClock, Turns
 from app.lifecycle.public import PublicRooms
 from app.lifecycle.sweeper import Sweeper
+from app.lifecycle.visits import LobbyVisits
+from app.notify import PushService, load_keys
 from app.observability.metrics import Metrics
 from app.observability.middleware import RequestObservability
 from app.observability.probes import probes
@@ -58,6 +61,13 @@ _NO_TELEMETRY: dict[str, Any] = (
 )
 
 
+def _vapid_subject(public_url: str | None) -> str:
+    """The VAPID contact when DICECUP_VAPID_SUBJECT is unset: the public https address, else a placeholder."""
+    if public_url and public_url.startswith("https://"):
+        return public_url.rstrip("/")
+    return "mailto:webpush@dicecup.invalid"
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the app. ``settings`` defaults to the environment's, read at startup."""
 
@@ -77,10 +87,27 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         analysis = AnalysisService(db, strategy)
         # Profiles (app.profiles): each finished game's results, bests and ratings recorded as it is published.
         profiles = ProfileService(db)
+        # Turn notifications by Web Push (app.notify): a push to each subscription of a seat whose turn
+        # starts while it has no socket open on any instance (the hub's presence); sent in the background.
+        push: PushService | None = None
+        if config.push:
+            push = PushService(
+                db,
+                hub,
+                await load_keys(db, config.vapid_private_key.get_secret_value() if config.vapid_private_key else None),
+                subject=config.vapid_subject or _vapid_subject(config.public_url),
+                allowed_hosts=config.push_host_list,
+                allow_http=config.push_allow_http,
+                queue_size=config.push_queue_size,
+                timeout=config.push_timeout,
+                ttl_untimed=config.push_ttl_untimed,
+                on_outcome=metrics.push,
+            )
+        publisher = instruments.counting(profiles.watching(analysis.watching(hub)))
         alarm = Alarm()  # rung by the service when a room gets a deadline, heard by the bot scheduler
         service = RoomService(
             db,
-            publisher=instruments.counting(profiles.watching(analysis.watching(hub))),
+            publisher=push.watching(publisher) if push is not None else publisher,
             presence=hub,
             strategy=strategy,
             bot_delay=config.bot_delay,
@@ -101,6 +128,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             on_swept=metrics.swept,
         )
         app.state.sweeper = sweeper
+        # A lobby room someone opens (GET, a socket's welcome) stays: its visits, written at most every 10 min.
+        visits = LobbyVisits(db, every=min(600.0, config.lobby_ttl_hours * 3600 / 4), watched=hub.watched_rooms)
+        app.state.visits = visits
         scheduler = BotScheduler(service, alarm, poll=config.scheduler_poll, play=turns.play_due)
         app.state.readiness = instruments.readiness(service.ping, strategy)
         app.state.analysis = analysis
@@ -114,11 +144,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.hub = hub
         app.state.limits = RateLimits(config)
         app.state.strategy = strategy
+        app.state.push = push
         await db.open()
         await hub.start()
         await strategy.start()
         scheduler.start()
         sweeper.start()
+        visits.start()
+        if push is not None:
+            push.start()
         await metrics.start()
         # Everything made so far lives as long as the process: move it out of
         # the collector's sight, so a full collection under load walks only
@@ -136,7 +170,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             await metrics.close()
             await scheduler.close()
+            if push is not None:
+                await push.close()
             await sweeper.close()
+            await visits.close()
             await analysis.close()
             await app.state.limits.close()
             await hub.close()
@@ -158,6 +195,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(router)
     app.include_router(chat_router)  # /api/rooms/{code}/chat, .../players/{id}/mute (app.api.chat)
     app.include_router(profiles_router)  # /api/profiles, /api/sessions, /api/leaderboards (app.api.profiles)
+    app.include_router(push_router)  # /api/push/key, /api/rooms/{code}/players/{id}/push (app.api.push)
     # X-Request-ID, log context, request log line, HTTP metrics: HTTP only, and
     # inside RoomSockets so a room's socket never passes through it.
     app.add_middleware(RequestObservability, metrics=metrics)

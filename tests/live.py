@@ -17,6 +17,7 @@ from pathlib import Path
 import httpx
 import uvicorn
 
+from app.api.edge import uvicorn_options
 from app.config import Settings
 from app.main import create_app
 from bench.servers import free_port
@@ -55,14 +56,15 @@ def server_in_thread(settings: Settings, root_path: str = "", ws_max_size: int |
     """The app served by uvicorn (with its real WebSocket stack) in a thread;
     ``root_path`` as behind a proxy that strips a prefix (uvicorn --root-path);
     ``ws_max_size`` the protocol layer's frame limit (default: as ``python -m
-    app serve`` sets it, the message limit)."""
+    app serve`` sets it, the message limit), with its protocols (app.api.edge)."""
     port = free_port()
     config = uvicorn.Config(
         create_app(settings),
         host="127.0.0.1",
         port=port,
         log_level="warning",
-        ws_max_size=settings.max_body_bytes if ws_max_size is None else ws_max_size,
+        # the protocols of python -m app serve (the oversize-frame gate), its frame limit unless told
+        **(uvicorn_options(settings.max_body_bytes if ws_max_size is None else ws_max_size)),
         ws_per_message_deflate=False,
         lifespan="on",
         root_path=root_path,

@@ -14,7 +14,7 @@ from starlette.datastructures import Headers
 from starlette.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-ALLOW_METHODS = ("GET", "POST", "DELETE")
+ALLOW_METHODS = ("GET", "POST", "PUT", "DELETE")
 ALLOW_HEADERS = ("Authorization", "Content-Type")
 EXPOSE_HEADERS = ("Retry-After", "X-Request-ID")
 

@@ -3,8 +3,8 @@
 Per seat for actions and for chat; per client address for REST requests, failed room
 lookups (room-code probing) and room creation, shared through Redis across
 instances when Redis is configured (else kept in the process); per socket
-for the WebSocket flood guard and per address for open sockets (both local
-to the instance: a socket lives on one instance). ``DICECUP_RATE_LIMITS=false``
+for the WebSocket flood guard and per address for open sockets and oversize
+frames (all local to the instance: a socket lives on one instance). ``DICECUP_RATE_LIMITS=false``
 turns all of them off (benchmarks, tests); the per-room spectator cap is the
 hub's and stays on.
 
@@ -22,6 +22,7 @@ client in again (the ``Retry-After`` header of a 429).
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 from collections import Counter
 
@@ -43,6 +44,7 @@ _DETAIL = {
     "profile": "too many profiles made from this address",
     "sign-in-user": "too many failed sign-ins; try again later",
     "sign-in-address": "too many failed sign-ins; try again later",
+    "push": "too many push subscription changes for this seat; slow down",
 }
 
 
@@ -60,8 +62,11 @@ class RateLimits:
         self._profile = Window("profile", settings.profiles_per_hour, HOUR)
         self._sign_in_user = Window("sign-in-user", settings.sign_in_failures_per_username, HOUR)
         self._sign_in_address = Window("sign-in-address", settings.sign_in_failures_per_address, HOUR)
+        self._push = Window("push", settings.push_subscriptions_per_minute, 60.0)
         self._sockets_per_address = settings.sockets_per_address
         self._sockets: Counter[str] = Counter()
+        self._oversize = Window("oversize", settings.oversize_frames_per_minute, 60.0)
+        self._proxies = _Addresses(settings.trusted_proxy_list)
 
     async def _take(self, *steps: Step) -> None:
         """Take ``steps`` in one call; ``rate_limited`` (with ``retry_after``) at the first refused one."""
@@ -115,6 +120,10 @@ class RateLimits:
     async def check_profile_creation(self, client: str) -> None:
         """``rate_limited`` past ``profiles_per_hour`` profiles created from one address."""
         await self._take(Step("hit", self._profile, client))
+
+    async def check_push(self, player_id: str) -> None:
+        """``rate_limited`` past ``push_subscriptions_per_minute`` subscription changes by one seat."""
+        await self._take(Step("hit", self._push, player_id))
 
     # -- sign-in guessing ---------------------------------------------------------------------
 
@@ -174,6 +183,53 @@ class RateLimits:
         if self._sockets[client] <= 0:
             del self._sockets[client]
 
+    def oversize_frame(self, client: str) -> None:
+        """``client`` sent a frame or message over the size limit (closed 1009): a strike."""
+        if self.enabled:
+            self._local.hit(self._oversize, client)
+
+    def dropping(self, client: str) -> int | None:
+        """Seconds until ``client`` may connect again, while it has used up its
+        minute's budget of oversize frames; ``None`` if it may connect now."""
+        if not self.enabled:
+            return None
+        refused = self._local.take_now((Step("test", self._oversize, client),))
+        return refused.retry_after if refused is not None else None
+
+    def drop_connection(self, peer: str) -> bool:
+        """The edge's check on a new TCP connection from ``peer``, before it
+        reads a byte (``app.api.edge``): true while the peer is
+        :meth:`dropping`, unless it is a trusted proxy (its connections carry
+        other clients; those are refused after the handshake's headers)."""
+        return self.dropping(peer) is not None and peer not in self._proxies
+
     def forget_socket(self, socket_id: int) -> None:
         """A closed socket's flood-guard window goes at once (not a second later)."""
         self._local.forget(self._message, str(socket_id))
+
+
+class _Addresses:
+    """Addresses and networks (``DICECUP_TRUSTED_PROXIES``), for membership tests."""
+
+    def __init__(self, items: list[str]) -> None:
+        self._all = "*" in items
+        self._literals: set[str] = set()
+        self._networks: list[ipaddress.IPv4Network | ipaddress.IPv6Network] = []
+        for item in items:
+            try:
+                self._networks.append(ipaddress.ip_network(item, strict=False))
+            except ValueError:
+                self._literals.add(item)
+
+    def __contains__(self, address: str) -> bool:
+        if self._all:
+            return True
+        if not self._networks and not self._literals:
+            return False
+        if address in self._literals:
+            return True
+        try:
+            ip = ipaddress.ip_address(address)
+        except ValueError:
+            return False
+        return any(ip in network for network in self._networks)

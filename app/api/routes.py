@@ -169,8 +169,10 @@ async def quickplay(
 
 
 @router.get("/rooms/{code}", summary="A room", response_model=schemas.RoomOut, responses=_errors(404))
-async def get_room(code: Code, service: ServiceDep) -> Response:
-    return ORJSONResponse(await service.get_room(code))
+async def get_room(code: Code, request: Request, service: ServiceDep) -> Response:
+    room = await service.get_room(code)
+    request.app.state.visits.opened(code, room)  # a lobby room someone opens is not swept (app.lifecycle.visits)
+    return ORJSONResponse(room)
 
 
 @router.post(

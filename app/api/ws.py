@@ -24,6 +24,7 @@ from .chat import CHAT, said
 from .protocol import Hello, MuteMessage
 from .proxies import client_address
 from .ratelimit import RateLimits
+from .responses import error_response
 from .routes import ACTION, action_request
 
 log = logging.getLogger("dicecup.ws")
@@ -82,6 +83,7 @@ class Session:
         # server's protocol layer (ws_max_size) refuses longer frames before
         # reading them, this catches a server started without it.
         if len(text) * 4 > limit and len(text.encode()) > limit:
+            self.limits.oversize_frame(client_address(self.socket.scope))
             await self.socket.close(CloseCode.TOO_BIG, f"message over {limit} bytes")
             raise _Closed
         try:
@@ -100,8 +102,18 @@ class Session:
 
     async def run(self) -> None:
         bind_seat(self.code, None)  # this socket's log lines carry its room (its task's context)
-        await self.socket.accept()
         address = client_address(self.socket.scope)
+        wait = self.limits.dropping(address)
+        if wait is not None:
+            # Too many oversize frames from this address: refused before the
+            # upgrade. (Connecting directly, it is dropped earlier still, by
+            # app.api.edge; this is the client behind a trusted proxy.)
+            detail = "too many oversize frames from this address"
+            await self.socket.send_denial_response(
+                error_response(429, "rate_limited", detail, {"Retry-After": str(wait)})
+            )
+            return
+        await self.socket.accept()
         if not self.limits.open_socket(address):
             await self.refuse(CloseCode.RATE_LIMITED, "rate_limited", "too many open sockets from this address")
             return
@@ -177,6 +189,7 @@ class Session:
             if you is not None:
                 you["connected"] = True  # this very socket; the presence message follows
             conn.send_now(messages.welcome(protocol, you, room))
+            self.socket.app.state.visits.opened(room_code, room)  # a lobby room someone opens is not swept
             version = room["version"]
             # (events that came meanwhile may have given it a later room: see Hub)
             conn.view_version = max(conn.view_version, version)
@@ -291,7 +304,10 @@ class Session:
             first = invalid.errors()[0]["msg"] if invalid.errors() else "bad message"
             conn.send(_error("invalid_request", f"invalid {message['type']}: {first}", message_id))
         except DomainError as refused:
-            conn.send(_error(refused.code, refused.detail, message_id))
+            detail = refused.detail
+            if refused.retry_after is not None:  # REST says it in Retry-After; the socket in the detail
+                detail = f"{detail} (retry in {refused.retry_after} s)"
+            conn.send(_error(refused.code, detail, message_id))
         else:
             conn.send(messages.ack(message_id, version))
 

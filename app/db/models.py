@@ -337,3 +337,35 @@ class RatingChange(Base):
     mu: Mapped[float] = mapped_column(Float)
     sigma: Mapped[float] = mapped_column(Float)
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class PushKey(Base):
+    """The server's VAPID key pair (``app.notify``), made on the first start
+    when the settings give none: one row, ``name`` ``vapid``, shared by every
+    instance. The private key is base64url of its 32 raw bytes."""
+
+    __tablename__ = "push_keys"
+
+    name: Mapped[str] = mapped_column(String(16), primary_key=True)
+    private_key: Mapped[str] = mapped_column(String(64))
+    public_key: Mapped[str] = mapped_column(String(100))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class PushSubscription(Base):
+    """A browser's Web Push subscription for a seat (``app.notify``): deleted
+    with the seat (and so with its room), or when the push service says it is gone."""
+
+    __tablename__ = "push_subscriptions"
+    __table_args__ = (UniqueConstraint("player_id", "endpoint"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    endpoint: Mapped[str] = mapped_column(String(1024))
+    p256dh: Mapped[str] = mapped_column(String(100))
+    auth: Mapped[str] = mapped_column(String(32))
+    lang: Mapped[str] = mapped_column(String(8))
+    notified_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """The room version of the last ``turn_started`` this seat was notified of
+    (the claim that makes one instance, once, send a turn's push)."""
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

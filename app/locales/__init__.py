@@ -81,3 +81,9 @@ def box_label(language: Language, rules: RuleSet, box: str) -> str:
 def section_label(language: Language, section: str) -> str:
     label = _data(language).get("sections", {}).get(section)
     return label if isinstance(label, str) and label else _data(DEFAULT)["sections"][section]
+
+
+def push_text(language: Language, code: str, round_number: int) -> tuple[str, str]:
+    """A turn notification's title and body (``app.notify``) in ``language``."""
+    push = _data(language).get("push") or _data(DEFAULT)["push"]
+    return str(push["title"]), str(push["body"]).format(code=code, round=round_number)

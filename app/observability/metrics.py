@@ -122,6 +122,14 @@ class Metrics:
             "Process CPU seconds spent choosing and applying the autopilot's moves",
             registry=own,
         )
+        self.pushes = Counter(
+            "dicecup_push_notifications",
+            "Turn notifications by Web Push, by outcome (sent; gone: the push service dropped the subscription, "
+            "deleted; failed: another answer or none; dropped: the queue was full; connected: a turn started for a "
+            "player with a socket open, so no push was needed)",
+            ["outcome"],
+            registry=own,
+        )
         self.sockets = Gauge(
             "dicecup_websocket_connections",
             "Open room WebSockets on this instance",
@@ -168,6 +176,9 @@ class Metrics:
     def autopilot_move(self, cpu_seconds: float) -> None:
         self.autopilot_moves.inc()
         self.autopilot_cpu_seconds.inc(cpu_seconds)
+
+    def push(self, outcome: str) -> None:
+        self._child(self.pushes, outcome).inc()
 
     def http_request(self, method: str, route: str, status: int, seconds: float) -> None:
         self._child(self.http_requests, method, route, str(status)).inc()

@@ -127,6 +127,10 @@ class Hub:
                 del self._seats[key]
                 await self.bus.announce_presence(conn.code, conn.player_id, False)
 
+    def watched_rooms(self) -> list[str]:
+        """The rooms with a socket open on this instance."""
+        return [code for code, room in self._rooms.items() if room.conns]
+
     def spectators(self, code: str) -> int:
         """Sockets without a seat watching ``code`` on this instance."""
         room = self._rooms.get(code)

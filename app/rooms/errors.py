@@ -62,6 +62,10 @@ class ErrorCode(StrEnum):
     CHAT_INVALID = "chat_invalid"
     # profiles
     USERNAME_TAKEN = "username_taken"
+    # turn notifications (app.notify)
+    INVALID_SUBSCRIPTION = "invalid_subscription"
+    TOO_MANY_SUBSCRIPTIONS = "too_many_subscriptions"
+    PUSH_UNAVAILABLE = "push_unavailable"
     # the server
     STRATEGY_UNAVAILABLE = "strategy_unavailable"
     HTTP_ERROR = "http_error"
@@ -89,12 +93,14 @@ STATUS = {
     "name_empty": 422,
     "name_too_long": 422,
     "name_invalid": 422,
+    "invalid_subscription": 422,
     "chat_empty": 422,
     "chat_too_long": 422,
     "chat_invalid": 422,
     "rate_limited": 429,
     "internal_error": 500,
     "strategy_unavailable": 503,
+    "push_unavailable": 503,
 }
 """Every other code (the rules' refusals, ``room_full``, ``stale_version``...) is a 409."""
 

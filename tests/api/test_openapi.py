@@ -98,6 +98,8 @@ def test_security_scheme() -> None:
         ("POST", "/api/rooms/{code}/rematch"),
         ("GET", "/api/rooms/{code}/hint"),
         ("POST", "/api/rooms/{code}/actions"),
+        ("PUT", "/api/rooms/{code}/players/{player_id}/push"),
+        ("DELETE", "/api/rooms/{code}/players/{player_id}/push"),
         ("POST", "/api/rooms/{code}/chat"),
         ("PUT", "/api/rooms/{code}/players/{player_id}/mute"),
         ("DELETE", "/api/rooms/{code}/players/{player_id}/mute"),

@@ -105,6 +105,8 @@ class World:
             index = n % (len(tokens) + 1)
             if index < len(tokens):
                 case.headers = {**(case.headers or {}), "Authorization": f"Bearer {tokens[index]}"}
+        if case.operation.path.endswith("/push") and case.operation.method.upper() == "PUT" and n % 2 == 0:
+            case.body = PUSH_SUBSCRIPTION  # one a browser would send (random bodies never are)
 
     def point_profile(self, case: Any, n: int) -> None:
         """Profile operations (app.profiles): most cases get the profile's token,
@@ -181,6 +183,24 @@ class World:
         self.finished[:] = [room]
 
 
+def _push_subscription() -> dict[str, Any]:
+    import base64
+
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    point = (
+        ec.generate_private_key(ec.SECP256R1())
+        .public_key()
+        .public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+    )
+    b64 = lambda raw: base64.urlsafe_b64encode(raw).decode().rstrip("=")  # noqa: E731
+    return {"endpoint": f"https://{PUSH_HOST}/s/1", "keys": {"p256dh": b64(point), "auth": b64(os.urandom(16))}}
+
+
+PUSH_HOST = "push.invalid"
+"""The only push service these servers accept (RFC 6761: it never resolves, so no push leaves the machine)."""
+PUSH_SUBSCRIPTION = _push_subscription()
 WORLD = World()
 PASSWORD = "world-password"
 USERNAMES = itertools.count(1)
@@ -213,7 +233,7 @@ def live(request: pytest.FixtureRequest, strategy_tables: dict) -> Iterator[Live
     database, overrides = VARIANTS[request.param]
     url = str(request.getfixturevalue(f"{database}_database"))
     SEEN.clear()
-    with server_in_thread(test_settings(url, **overrides)) as server:
+    with server_in_thread(test_settings(url, push_endpoint_hosts=PUSH_HOST, **overrides)) as server:
         with httpx.Client(base_url=server.http, headers={"X-Forwarded-For": "10.9.9.9"}) as http:
             WORLD.finish_a_game(http)
         yield server

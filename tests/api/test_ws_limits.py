@@ -15,6 +15,7 @@ import pytest
 import websockets
 from sqlalchemy import insert, select, update
 
+from app.api.edge import uvicorn_options
 from app.db import Database, Event, Room
 from app.db.models import utcnow
 from app.rooms.secrets import CODE_ALPHABET
@@ -146,7 +147,8 @@ def test_every_documented_way_to_serve_limits_frames() -> None:
     """``python -m app serve`` passes ws_max_size; every documented command
     either goes through it or passes the flag to uvicorn itself."""
     main = (ROOT / "app" / "__main__.py").read_text()
-    assert "ws_max_size=settings.max_body_bytes" in main
+    assert "**uvicorn_options(settings.max_body_bytes)" in main
+    assert uvicorn_options(16 * 1024)["ws_max_size"] == 16 * 1024
     assert '"app", "serve"' in (ROOT / "Dockerfile").read_text().replace("'", '"')
     assert "-m app serve" in (ROOT / "Makefile").read_text()
     docs = [ROOT / "README.md", *(ROOT / "docs").glob("*.md")]

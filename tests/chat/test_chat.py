@@ -4,6 +4,7 @@ per-seat budget, and chat in the event log (replayed on resume)."""
 
 import asyncio
 import random
+import re
 
 import httpx
 import pytest
@@ -207,6 +208,23 @@ async def test_the_chat_budget_is_per_seat_and_apart_from_actions(database_url) 
         room = await table.room()
         first = room["game"]["turn"]["player_id"]
         assert (await table.act(first, type="roll")).status_code == 200
+
+
+async def test_the_socket_says_when_to_retry(database_url) -> None:
+    settings = test_settings(database_url, chat_per_minute=2, hello_timeout=2.0)
+    settings.rate_limits = True
+    with server_in_thread(settings) as server:
+        async with httpx.AsyncClient(base_url=server.http) as http:
+            table, _, ben = await two_seats(http)
+            b = await Player.connect(server.socket_url(table.code), table.tokens[ben])
+            for i in range(2):
+                await b.send({"type": "chat", "reaction": "👍", "id": f"r{i}"})
+                await b.until("ack", id=f"r{i}")
+            await b.send({"type": "chat", "text": "and more", "id": "r2"})
+            refused = await b.until("error", id="r2")
+            assert refused["code"] == "rate_limited"
+            assert re.search(r"retry in \d+ s", refused["detail"]), refused
+            await b.close()
 
 
 async def test_racing_mutes_and_chat(client) -> None:

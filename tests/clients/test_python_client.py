@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import pytest
 from dicecup_client import (
+    REACTIONS,
     Backoff,
     Bot,
     CloseCode,
@@ -23,6 +24,7 @@ from dicecup_client import (
     DicecupError,
     ErrorCode,
     GreedyBot,
+    PushSubscription,
     RoomConnection,
     run_bot,
 )
@@ -303,6 +305,36 @@ async def test_refusals_are_typed(live) -> None:
         await conn.close()
 
 
+async def test_chat_reactions_and_mute(live) -> None:
+    """The SDK's chat helpers: a message and a reaction come back as chat events
+    (also in the event log), the host mutes and unmutes, refusals are typed."""
+    async with DicecupClient(live.http) as client:
+        created = await client.create_room("Ana", "yacht", max_players=2)
+        code, ana = created["room"]["code"], created["token"]
+        joined = await client.join(code, "Ben")
+        ben, ben_id = joined["token"], joined["player"]["id"]
+        said = await client.chat(code, ben, text="  good   luck ")
+        assert (said["type"], said["player_id"], said["data"]) == ("chat", ben_id, {"text": "good luck"})
+        reacted = await client.chat(code, ana, reaction=REACTIONS[1])
+        assert reacted["data"] == {"reaction": "👏"} and reacted["version"] == said["version"] + 1
+        with pytest.raises(DicecupError) as empty:
+            await client.chat(code, ben, text=" ")
+        assert (empty.value.code, empty.value.status) == (ErrorCode.CHAT_EMPTY, 422)
+        await client.mute(code, ben_id, ana)
+        room = await client.get_room(code)
+        assert [p["muted"] for p in room["players"]] == [False, True]
+        with pytest.raises(DicecupError) as muted:
+            await client.chat(code, ben, reaction="🎲")
+        assert (muted.value.code, muted.value.status) == (ErrorCode.MUTED, 403)
+        with pytest.raises(DicecupError) as not_host:
+            await client.mute(code, created["player"]["id"], ben)
+        assert not_host.value.code == ErrorCode.NOT_HOST
+        await client.mute(code, ben_id, ana, muted=False)
+        await client.chat(code, ben, text="thanks")
+        kinds = [e["type"] for e in [e async for e in client.all_events(code, said["version"] - 1)]]
+        assert kinds == ["chat", "chat", "player_muted", "player_unmuted", "chat"]
+
+
 def terminal_command() -> list[str]:
     script = Path(sys.executable).with_name("dicecup-play")
     return [str(script)] if script.exists() else [sys.executable, "-m", "dicecup_client"]
@@ -328,7 +360,7 @@ async def test_the_terminal_client_plays_a_solo_game(live) -> None:
     """``dicecup-play URL --solo`` with every command piped in at once: each
     turn rolls, keeps some dice by position, rolls again and scores a box
     named by id, by label, by prefix or (alone) the best one."""
-    lines = ["help", "start"]
+    lines = ["help", "say  hello   there ", "say", "start"]
     for index, box in enumerate(YACHT_BOXES):
         named = {0: "Ones", 4: "fiv", 6: "full house"}.get(index, box)  # a label, a prefix, a label with a space
         lines += ["r", "k 1 3", "r 1 2 5", "show"]
@@ -359,6 +391,7 @@ async def test_the_terminal_client_plays_a_solo_game(live) -> None:
     assert "? unknown command 'bogus'" in out
     assert "! no game is on" in out  # the roll after the game
     assert "you kept 1 3" in out and "  dice:" in out and "can score:" in out
+    assert "you: hello there" in out and "! chat_empty:" in out  # the chat, normalized; an empty one refused
     assert completed.stderr == ""
 
 
@@ -393,3 +426,34 @@ async def test_play_again_against_a_bot(live) -> None:
             await client.rematch(code, token, 1)
         assert late.value.code == ErrorCode.REMATCH_STARTED
         await conn.close()
+
+
+async def test_push_subscriptions(live) -> None:
+    import base64
+    import os
+
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    def b64(raw: bytes) -> str:
+        return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+    point = (
+        ec.generate_private_key(ec.SECP256R1())
+        .public_key()
+        .public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+    )
+    async with DicecupClient(live.http) as client:
+        key = await client.push_key()
+        assert len(base64.urlsafe_b64decode(key + "=")) == 65
+        created = await client.create_room("Ana", "yacht")
+        code, me, token = created["room"]["code"], created["player"]["id"], created["token"]
+        sub: PushSubscription = {
+            "endpoint": "https://fcm.googleapis.com/fcm/send/python-sdk",
+            "keys": {"p256dh": b64(point), "auth": b64(os.urandom(16))},
+        }
+        assert await client.subscribe_push(code, me, token, sub, lang="mn") == 1
+        with pytest.raises(DicecupError) as refused:
+            await client.subscribe_push(code, me, token, {**sub, "endpoint": "http://fcm.googleapis.com/x"})
+        assert (refused.value.code, refused.value.status) == (ErrorCode.INVALID_SUBSCRIPTION, 422)
+        assert await client.unsubscribe_push(code, me, token) == 0

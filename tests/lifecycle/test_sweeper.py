@@ -67,3 +67,44 @@ async def test_one_instance_sweeps_at_a_time(client) -> None:
     assert not await second.take_lease()
     assert await first.sweep() is not None and await second.sweep() == {"idle": 0, "lobby": 0}
     assert await first.take_lease()  # its own lease, renewed
+
+
+async def test_a_lobby_someone_opens_or_watches_is_not_swept(client) -> None:
+    """A lobby room read (GET) or watched (a socket open) after a day without
+    events stays; one nobody opened goes. On 0f3e20e the sweeper judged a
+    lobby by its last event only: a host waiting a day with the page open
+    lost the room."""
+    app = client._transport.app  # type: ignore[attr-defined]
+    await app.state.sweeper.close()
+    visits = app.state.visits
+    db = app.state.db
+    read, watched, unopened = Table(client), Table(client), Table(client)
+    for table in (read, watched, unopened):
+        await table.create("yacht", "Cy", max_players=2)
+
+    async def a_day_ago(*tables: Table) -> None:
+        now = utcnow()
+        async with db.write() as session:
+            ago = now - timedelta(hours=25)
+            await session.execute(update(Room).where(Room.code.in_([t.code for t in tables])).values(updated_at=ago))
+            await session.execute(update(Lease).values(until=now - timedelta(seconds=1)))
+
+    await a_day_ago(read, watched, unopened)
+    assert (await client.get(f"/api/rooms/{read.code}")).status_code == 200
+    await visits.close()  # the visit is written in the background: wait for it
+    # the socket's room, as the hub would list it (this test's client has no real sockets)
+    visits.watched = lambda: [watched.code]
+    assert await visits.write_watched() == 1
+    assert await visits.write_watched() == 0  # written lately: not again before `every`
+    counts = await app.state.sweeper.sweep()
+    assert counts["lobby"] >= 1
+    assert (await client.get(f"/api/rooms/{read.code}")).status_code == 200
+    assert (await client.get(f"/api/rooms/{watched.code}")).status_code == 200
+    assert (await client.get(f"/api/rooms/{unopened.code}")).status_code == 404
+
+    # a read counts once per `every` on an instance: the next one writes nothing
+    await a_day_ago(read)
+    assert (await client.get(f"/api/rooms/{read.code}")).status_code == 200
+    await visits.close()
+    await app.state.sweeper.sweep()
+    assert (await client.get(f"/api/rooms/{read.code}")).status_code == 404

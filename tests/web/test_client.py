@@ -70,11 +70,15 @@ async def open_page(browser, console: Console, viewport=None) -> Page:
     return console.watch(await context.new_page())
 
 
-async def create_room(page: Page, base: str, name: str, ruleset: str, seats: int) -> str:
+async def create_room(page: Page, base: str, name: str, ruleset: str, seats: int, hints: bool | None = None) -> str:
+    """A room made through the create form; ``hints``: tick or untick Allow hints
+    (else its default: on for one seat, off for more)."""
     await page.goto(base + "/")
     await page.fill("#create-name", name)
     await page.select_option("#create-ruleset", ruleset)
     await page.select_option("#create-seats", str(seats))
+    if hints is not None:
+        await page.set_checked("#create-hints", hints)
     await page.click("#create-submit")
     await expect(page.locator("#lobby")).to_be_visible()
     return page.url.rsplit("/", 1)[1]
@@ -249,7 +253,7 @@ async def test_hint_and_a_bot_opponent(live, browser, strategy_tables, shots) ->
     """The host adds a bot, which plays its turns; a hint shows the best choice."""
     console = Console()
     page = await open_page(browser, console)
-    await create_room(page, live.http, "Ana", "yahtzee", 2)
+    await create_room(page, live.http, "Ana", "yahtzee", 2, hints=True)
     await page.select_option("#bot-level", "optimal")
     await page.click("#add-bot")
     await expect(page.locator("#lobby .players li")).to_have_count(2)

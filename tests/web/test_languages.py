@@ -234,3 +234,90 @@ async def test_switching_language_mid_game_keeps_the_game(live, browser: Browser
     await expect(game).to_have_attribute("data-rolls-left", "1")
     await context.close()
     assert console.errors == []
+
+
+FIT_SIZES = {
+    "360x740": {"width": 360, "height": 740},
+    "390x844": {"width": 390, "height": 844},
+    "1280x800": {"width": 1280, "height": 800},
+}
+# A name of each language's own, long for its script.
+NAMES = {
+    "en": "Alexandra",
+    "my": "မောင်အောင်ကျော်ဆွေ",
+    "sw": "Mwanaisha",
+    "gu": "પ્રજ્ઞેશકુમાર",
+    "ar": "عبدالرحمن",
+    "mn": "Батцэцэгмаа",
+}
+
+ROUND_IS = """(round) => {
+  const game = document.getElementById('game');
+  // "Round 2 of 13" in the language's order: the round is one of its two numbers (never the 12 or 13 rounds)
+  const shown = (document.querySelector('#turn-banner .muted')?.textContent.match(/\\d+/g) || []).map(Number);
+  return game && game.dataset.myTurn === 'true' && game.dataset.rolled === 'false' && shown.includes(round);
+}"""
+
+
+@pytest.mark.parametrize("size", list(FIT_SIZES))
+@pytest.mark.parametrize("lang", LANGS)
+async def test_the_one_thumb_layout_fits_in_every_language(
+    live,  # noqa: F811
+    browser: Browser,
+    shots: Path,
+    lang: str,
+    size: str,
+) -> None:
+    """Issue 18.1 in every language: with four players, the dice, Roll and every box
+    I can score are on the first screen at each turn, above the phone's tray; the
+    page never scrolls sideways and no column is cut off (Burmese and Gujarati are
+    long and tall)."""
+    from .test_playscreen import box, on_screen
+
+    console = Console()
+    viewport = FIT_SIZES[size]
+    phone = viewport["width"] < 900
+    context = await browser.new_context(viewport=viewport, locale="en-US")
+    page = console.watch(await context.new_page())
+    await page.goto(f"{live.http}/?lang={lang}")
+    await expect(page.locator("html")).to_have_attribute("lang", lang)
+    await page.fill("#create-name", NAMES[lang])
+    await page.select_option("#create-ruleset", RULESET.get(lang, "yahtzee"))
+    await page.select_option("#create-seats", "4")
+    await page.click("#create-submit")
+    await expect(page.locator("#start-game")).to_be_visible()
+    for _ in range(3):
+        await page.select_option("#bot-level", "beginner")
+        await page.click("#add-bot")
+    await expect(page.locator("#lobby .players li")).to_have_count(4)
+    await page.click("#start-game")
+    game = page.locator("#game")
+    for turn in range(2):
+        await page.wait_for_function(ROUND_IS, arg=turn + 1, timeout=20000)
+        await page.evaluate("window.scrollTo(0, 0)")
+        await on_screen(page, "#dice .die", viewport)
+        await on_screen(page, "#roll", viewport)
+        await page.click("#roll")
+        await expect(game).to_have_attribute("data-rolls-left", "2")
+        await expect(game).to_have_attribute("data-busy", "false")
+        assert await page.evaluate("window.scrollY") == 0
+        if turn == 0:
+            await page.screenshot(path=shots / f"fit-{lang}-{size}.png")
+            # the header is one row: brand, status, language and mute side by side
+            brand, switch, mute = [await box(page, s) for s in (".brand", "#lang-switch", "#mute")]
+            middle = brand["y"] + brand["height"] / 2
+            assert all(b["y"] < middle < b["y"] + b["height"] for b in (switch, mute)), (brand, switch, mute)
+        tray = await box(page, "#game .table")
+        await on_screen(page, "#game .score-option", viewport, tray["y"] if phone else None)
+        await on_screen(page, "#roll", viewport)
+        await on_screen(page, "#dice .die", viewport)
+        await on_screen(page, "#scorecard thead th", viewport)
+        assert await page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+        options = page.locator("#game .score-option")
+        await options.nth(await options.count() - 1).evaluate("(b) => b.click()")  # a tap, no scrolling
+        if await page.locator("#confirm").is_visible():
+            await page.click("#confirm-yes")
+    await page.wait_for_function(ROUND_IS, arg=3, timeout=20000)
+    assert await page.evaluate("window.scrollY") == 0
+    await context.close()
+    assert console.errors == []

@@ -3,7 +3,9 @@
 // and installs as an app. Served at <root>/sw.js by app/web/__init__.py, which
 // puts a hash of the shell's files in VERSION: a new release is a new worker
 // with a new cache, and the old cache is deleted. The API (api/...) is never
-// cached: rooms, games and sockets always go to the server.
+// cached: rooms, games and sockets always go to the server. It also shows turn
+// notifications (docs/api.md, "Turn notifications"): the server's push carries
+// the title and body in the player's language and the room's page to open.
 const VERSION = '__VERSION__';
 const CACHE = `dicecup-shell-${VERSION}`;
 const SCOPE = new URL(self.registration.scope);
@@ -28,6 +30,7 @@ const SHELL = [
   'static/js/stats.js',
   'static/js/replay.js',
   'static/js/fair.js',
+  'static/js/notify.js',
   'static/js/feel.js',
   'static/vendor/qrcode-generator/qrcode.mjs',
   'static/sdk/index.js',
@@ -85,5 +88,39 @@ self.addEventListener('fetch', (event) => {
           }),
       ),
     ),
+  );
+});
+
+// A turn notification: {type: 'turn', room, round, title, body, url}, written by the server.
+self.addEventListener('push', (event) => {
+  let data = {};
+  try {
+    data = event.data ? event.data.json() : {};
+  } catch {
+    data = {};
+  }
+  // only pages of this app are opened from a notification
+  let target = new URL(typeof data.url === 'string' ? data.url : './', SCOPE);
+  if (target.origin !== SCOPE.origin || !target.pathname.startsWith(SCOPE.pathname)) target = SCOPE;
+  event.waitUntil(
+    self.registration.showNotification(typeof data.title === 'string' && data.title ? data.title : 'Dicecup', {
+      body: typeof data.body === 'string' ? data.body : '',
+      tag: `dicecup-turn-${typeof data.room === 'string' ? data.room : ''}`, // a newer turn of the room replaces it
+      renotify: true,
+      icon: new URL('static/icons/icon-192.png', SCOPE).href,
+      data: { url: target.href },
+    }),
+  );
+});
+
+// A click focuses a window already on the room's page, or opens one.
+self.addEventListener('notificationclick', (event) => {
+  event.notification.close();
+  const url = (event.notification.data && event.notification.data.url) || SCOPE.href;
+  event.waitUntil(
+    self.clients.matchAll({ type: 'window', includeUncontrolled: true }).then((windows) => {
+      const open = windows.find((client) => new URL(client.url).pathname === new URL(url).pathname && 'focus' in client);
+      return open ? open.focus() : self.clients.openWindow(url);
+    }),
   );
 });

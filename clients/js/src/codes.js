@@ -56,6 +56,10 @@ export const ErrorCode = Object.freeze({
   CHAT_TOO_LONG: 'chat_too_long',
   CHAT_INVALID: 'chat_invalid',
   USERNAME_TAKEN: 'username_taken',
+  // turn notifications
+  INVALID_SUBSCRIPTION: 'invalid_subscription',
+  TOO_MANY_SUBSCRIPTIONS: 'too_many_subscriptions',
+  PUSH_UNAVAILABLE: 'push_unavailable',
   // the server
   STRATEGY_UNAVAILABLE: 'strategy_unavailable',
   HTTP_ERROR: 'http_error',

@@ -236,6 +236,45 @@ export class DicecupApi {
   }
 
   /**
+   * The server's VAPID public key (base64url): the `applicationServerKey` for pushManager.subscribe.
+   * @returns {Promise<{public_key: string}>}
+   */
+  pushKey() {
+    return this.request('GET', 'api/push/key');
+  }
+
+  /**
+   * Notify the seat by Web Push when its turn starts while it is not connected
+   * (own token). `subscription` is the browser's `PushSubscription.toJSON()`;
+   * `lang` the language of the notifications. The seat's subscription count.
+   * @param {string} code
+   * @param {string} playerId
+   * @param {PushSubscriptionJSON} subscription
+   * @param {string} token the seat's own
+   * @param {string} [lang] en, my, sw, gu, ar or mn
+   * @returns {Promise<{subscriptions: number}>}
+   */
+  subscribePush(code, playerId, subscription, token, lang) {
+    const body = { ...subscription, ...(lang ? { lang } : {}) };
+    return this.request('PUT', `${DicecupApi.room(code)}/players/${encodeURIComponent(playerId)}/push`, { body, token });
+  }
+
+  /**
+   * Stop notifying the seat on one browser (`endpoint`), or on all of them (own token).
+   * @param {string} code
+   * @param {string} playerId
+   * @param {string} token the seat's own
+   * @param {string} [endpoint]
+   * @returns {Promise<{subscriptions: number}>}
+   */
+  unsubscribePush(code, playerId, token, endpoint) {
+    return this.request('DELETE', `${DicecupApi.room(code)}/players/${encodeURIComponent(playerId)}/push`, {
+      token,
+      query: { endpoint },
+    });
+  }
+
+  /**
    * Seat a bot (host, between games).
    * @param {string} code
    * @param {BotLevel} level

@@ -11,6 +11,7 @@ import {
   DicecupError,
   ERROR_CODES,
   ErrorCode,
+  REACTIONS,
   newActionId,
 } from '../src/index.js';
 import { api, choose, connection, eventually, live, random, sockets, withoutPresence } from './support.js';
@@ -327,6 +328,32 @@ test('against the computer in one call, then play again: the series adds up', li
   conn.close();
 });
 
+test('chat, reactions and mute over REST; chat events come over the socket', live, async () => {
+  const rest = api();
+  const created = await rest.createRoom({ ruleset: 'yacht', name: 'Ana', max_players: 2 });
+  const code = created.room.code;
+  assert.equal(created.room.options.hints, false, 'hints are off by default with other players');
+  const joined = await rest.join(code, 'Ben');
+  const conn = connection(code, { token: created.token });
+  const log = record(conn);
+  await conn.connect();
+  const said = await rest.chat(code, { text: ' hi  there ' }, joined.token);
+  assert.deepEqual([said.event.type, said.event.data], ['chat', { text: 'hi there' }]);
+  const reacted = await rest.chat(code, { reaction: REACTIONS[0] }, created.token);
+  assert.deepEqual(reacted.event.data, { reaction: '👍' });
+  await rest.mute(code, joined.player.id, true, created.token);
+  await assert.rejects(rest.chat(code, { text: 'hey' }, joined.token), (error) => error instanceof DicecupError && error.code === ErrorCode.MUTED && error.status === 403);
+  await assert.rejects(rest.chat(code, { text: '' }, created.token), (error) => error instanceof DicecupError && error.code === ErrorCode.CHAT_EMPTY);
+  await conn.store.when((r) => r.players.some((p) => p.muted));
+  await rest.mute(code, joined.player.id, false, created.token);
+  await conn.store.when((r) => r.players.every((p) => !p.muted));
+  assert.deepEqual(
+    log.store.filter((e) => e.version >= said.event.version).map((e) => e.type),
+    ['chat', 'chat', 'player_muted', 'player_unmuted'],
+  );
+  conn.close();
+});
+
 /**
  * @param {number} from
  * @param {number} to
@@ -334,3 +361,26 @@ test('against the computer in one call, then play again: the series adds up', li
 function range(from, to) {
   return Array.from({ length: to - from + 1 }, (_, i) => from + i);
 }
+
+test('turn notifications: the VAPID key, a seat subscribing and unsubscribing, a bad subscription refused', live, async () => {
+  const { createECDH, randomBytes } = await import('node:crypto');
+  const rest = api();
+  const { public_key: key } = await rest.pushKey();
+  assert.equal(Buffer.from(key, 'base64url').length, 65);
+  const created = await rest.createRoom({ ruleset: 'yacht', name: 'Ana', max_players: 2 });
+  const code = created.room.code;
+  const subscription = {
+    endpoint: `https://fcm.googleapis.com/fcm/send/sdk-test-${randomBytes(6).toString('hex')}`,
+    expirationTime: null,
+    keys: {
+      p256dh: createECDH('prime256v1').generateKeys().toString('base64url'),
+      auth: randomBytes(16).toString('base64url'),
+    },
+  };
+  assert.deepEqual(await rest.subscribePush(code, created.player.id, subscription, created.token, 'sw'), { subscriptions: 1 });
+  await assert.rejects(
+    rest.subscribePush(code, created.player.id, { ...subscription, endpoint: 'https://example.com/x' }, created.token),
+    (error) => error instanceof DicecupError && error.code === ErrorCode.INVALID_SUBSCRIPTION && error.status === 422,
+  );
+  assert.deepEqual(await rest.unsubscribePush(code, created.player.id, created.token, subscription.endpoint), { subscriptions: 0 });
+});

@@ -9,13 +9,14 @@ from .errors import FATAL_CLOSE_CODES, CloseCode, ConnectionStopped, DicecupErro
 from .patch import PatchError, apply_patch
 from .rest import DicecupClient, socket_url
 from .store import RoomStore
-from .types import Action, Event, Game, Player, Room, Turn
+from .types import REACTIONS, Action, Event, Game, Player, PushSubscription, Reaction, Room, Turn
 
 __version__ = "0.1.0"
 
 __all__ = [
     "BOTS",
     "FATAL_CLOSE_CODES",
+    "REACTIONS",
     "Action",
     "Backoff",
     "Bot",
@@ -29,6 +30,8 @@ __all__ = [
     "GreedyBot",
     "PatchError",
     "Player",
+    "PushSubscription",
+    "Reaction",
     "Room",
     "RoomConnection",
     "RoomStore",

@@ -37,7 +37,8 @@ HELP = """commands:
   k [POS...]     keep the dice at these positions (none: release all)
   s [BOX]        score BOX (id, label or unique prefix); alone: the box worth the most now
   auto           play the rest of this turn greedily
-  hint           the best choice now (when the room allows hints)
+  hint           the best choice now (when the room allows hints; the others see that you asked)
+  say TEXT       say something in the room's chat (up to 200 characters)
   start          start a game (host; after a game: without waiting for everyone)
   again          play again after a game (any seat; it starts once everyone has accepted)
   bot LEVEL      seat a server bot: optimal, strong, casual, beginner or greedy (host)
@@ -188,6 +189,17 @@ class Terminal:
             self.show_card()
             totals = ", ".join(f"{self.name(p)} {t}" for p, t in finished["totals"].items())
             self.say(f"Final: {totals}. Winner: {', '.join(self.name(p) for p in finished['winners'])}")
+            hints = room["game"]["hints"] if room["game"] is not None else {}
+            if any(hints.values()):
+                self.say("Hints used: " + ", ".join(f"{self.name(p)} {n}" for p, n in hints.items()))
+        elif event["type"] == "chat":
+            said = event["data"]
+            self.say(f"{who}: {said['text']}" if "text" in said else f"{who} reacted {said.get('reaction', '')}")
+        elif event["type"] == "hint_used":
+            self.say(f"{who} used a hint")
+        elif event["type"] in ("player_muted", "player_unmuted"):
+            target = self.name(event["data"]["player_id"])
+            self.say(f"{target} was {'muted' if event['type'] == 'player_muted' else 'unmuted'} by the host")
 
     # -- commands ---------------------------------------------------------------------------
 
@@ -266,6 +278,10 @@ class Terminal:
                     self.say(f"hint: keep {' '.join(str(i + 1) for i in best['dice']) or 'nothing'} and roll")
                 else:
                     self.say(f"hint: score {self.label(best['box'])}")
+            elif verb == "say":
+                if self.token is None:
+                    raise ValueError("spectators read the chat but do not write")
+                await self.client.chat(self.room["code"], self.token, text=line.split(None, 1)[1] if args else "")
             elif verb == "start":
                 if self.token is None:
                     raise ValueError("spectators cannot start a game")

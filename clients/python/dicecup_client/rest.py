@@ -23,6 +23,7 @@ from .types import (
     Joined,
     Player,
     PublicRooms,
+    PushSubscription,
     QuickPlayed,
     Reaction,
     Room,
@@ -183,6 +184,29 @@ class DicecupClient:
         """Mute (or with ``muted=False`` unmute) a seat's chat (the host's token)."""
         path = f"{_room(code)}/players/{quote(player_id, safe='')}/mute"
         await self.request("PUT" if muted else "DELETE", path, token=token)
+
+    # -- turn notifications -----------------------------------------------------------------
+
+    async def push_key(self) -> str:
+        """The server's VAPID public key (base64url): a browser's ``applicationServerKey``."""
+        return str((await self.request("GET", "/api/push/key"))["public_key"])
+
+    async def subscribe_push(
+        self, code: str, player_id: str, token: str, subscription: PushSubscription, lang: str | None = None
+    ) -> int:
+        """Notify the seat by Web Push when its turn starts while it is not
+        connected (its own ``token``); the seat's subscription count."""
+        body: dict[str, Any] = {**subscription}
+        if lang is not None:
+            body["lang"] = lang
+        path = f"{_room(code)}/players/{quote(player_id, safe='')}/push"
+        return int((await self.request("PUT", path, token=token, json=body))["subscriptions"])
+
+    async def unsubscribe_push(self, code: str, player_id: str, token: str, endpoint: str | None = None) -> int:
+        """Stop notifying the seat on one browser (``endpoint``), or all of them; how many are left."""
+        params = None if endpoint is None else {"endpoint": endpoint}
+        path = f"{_room(code)}/players/{quote(player_id, safe='')}/push"
+        return int((await self.request("DELETE", path, token=token, params=params))["subscriptions"])
 
     # -- reading ----------------------------------------------------------------------------
 

@@ -661,6 +661,21 @@ class BoxHint(TypedDict):
     ev: float
 
 
+class PushKeys(TypedDict):
+    p256dh: str
+    """The browser's P-256 public key: base64url of the 65-byte uncompressed point."""
+    auth: str
+    """The browser's auth secret: base64url of 16 bytes."""
+
+
+class PushSubscription(TypedDict):
+    """A browser's ``PushSubscription.toJSON()`` (docs/api.md, "Turn notifications")."""
+
+    endpoint: str
+    keys: PushKeys
+    expirationTime: NotRequired[float | None]
+
+
 class Hint(TypedDict):
     rolls_left: int
     best: dict[str, Any]

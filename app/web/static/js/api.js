@@ -2,9 +2,9 @@
 // server found relative to the page's <base>, so the client works under any
 // root path. Plus the few endpoints the SDK has no helper for, and where a
 // tab keeps its seat.
-import { DicecupApi, DicecupError, RoomConnection, RoomStore } from '../sdk/index.js';
+import { DicecupApi, DicecupError, REACTIONS, RoomConnection, RoomStore } from '../sdk/index.js';
 
-export { DicecupError, RoomConnection, RoomStore };
+export { DicecupError, REACTIONS, RoomConnection, RoomStore };
 
 /** The server's root: where the page was served from (<base href>, the root path). */
 export const BASE = new URL(document.baseURI);

@@ -74,9 +74,12 @@ const SOUNDS = {
   fanfare: (ctx) => [523, 659, 784, 1047].forEach((freq, i) => note(ctx, freq, i * 0.11, i === 3 ? 0.6 : 0.2, { type: 'triangle', volume: 0.1 })),
 };
 
+/** Whether the player has touched the page yet: before that a browser plays no sound and allows no vibration. */
+const touched = () => !navigator.userActivation || navigator.userActivation.hasBeenActive;
+
 /** Play one of the sounds, unless muted. The page counts what it played (html[data-sounds]). */
 export function play(kind) {
-  if (muted() || !SOUNDS[kind]) return false;
+  if (muted() || !SOUNDS[kind] || !touched()) return false;
   const ctx = context();
   if (!ctx) return false;
   try {
@@ -94,6 +97,7 @@ export function play(kind) {
 export function yourTurn() {
   if (muted()) return;
   play('turn');
+  if (!touched()) return;
   try {
     navigator.vibrate?.([90, 60, 90]);
   } catch {

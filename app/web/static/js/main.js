@@ -11,6 +11,7 @@ import * as F from './feel.js';
 import { howToPlay } from './howto.js';
 import { has, language, loadCatalog, n, t } from './i18n.js';
 import { LANGUAGE_EVENT, mountLanguageSwitch } from './lang.js';
+import * as N from './notify.js';
 import * as P from './pages.js';
 import { S, boxLabel, keptShown, me, myTurn, playerName, room as currentRoom } from './state.js';
 import * as V from './views.js';
@@ -185,7 +186,9 @@ function renderHome() {
           </select></label>
           <label class="check"><input type="checkbox" name="upper_first" id="create-upper-first">${esc(t('home.upper_first'))}</label>
         </fieldset>
-        <label class="check"><input type="checkbox" name="hints" id="create-hints" checked>${esc(t('home.hints'))}</label>
+        <label class="check"><input type="checkbox" name="hints" id="create-hints" aria-describedby="create-hints-help">${esc(t('home.hints'))}</label>
+        <p class="muted small" id="create-hints-help">${esc(t('home.hints_help'))}</p>
+        <label class="check"><input type="checkbox" name="chat" id="create-chat" checked>${esc(t('home.chat'))}</label>
         <label>${esc(t('lc.turn_clock'))}<select name="turn_seconds" id="create-clock">
           ${CLOCKS.map(([seconds, key]) => `<option value="${seconds}">${esc(t(key))}</option>`).join('')}
         </select></label>
@@ -218,6 +221,15 @@ function renderHome() {
   const sync = () => (app.querySelector('.options-joker').hidden = !joker(S.rulesets[select.value] || { options: {} }));
   select.addEventListener('change', sync);
   sync();
+  // Hints: on for a solo game, off with other players (as the server's default), until the creator chooses.
+  const seatsSelect = document.getElementById('create-seats');
+  const hints = document.getElementById('create-hints');
+  const syncHints = () => {
+    if (!hints.dataset.chosen) hints.checked = seatsSelect.value === '1';
+  };
+  hints.addEventListener('change', () => (hints.dataset.chosen = 'true'));
+  seatsSelect.addEventListener('change', syncHints);
+  syncHints();
   P.homeCard(app.querySelector('[data-slot="profile"]'));
 }
 
@@ -226,7 +238,12 @@ async function createRoom(form) {
   const name = String(data.get('name')).trim();
   const chosen = String(data.get('ruleset'));
   const spec = S.rulesets[chosen].options;
-  const options = { hints: data.get('hints') === 'on', public: data.get('public') === 'on', auto_start: data.get('auto_start') === 'on' };
+  const options = {
+    hints: data.get('hints') === 'on',
+    chat: data.get('chat') === 'on',
+    public: data.get('public') === 'on',
+    auto_start: data.get('auto_start') === 'on',
+  };
   const clock = Number(data.get('turn_seconds'));
   if (clock) options.turn_seconds = clock;
   options.bot_speed = String(data.get('bot_speed') || 'normal');
@@ -272,12 +289,20 @@ async function openRoom(code) {
 }
 
 const LOG_SIZE = 40;
+const CHAT_SIZE = 50; // chat messages kept on screen
+const CHAT_WINDOW = 300; // events read back after a reload to find them
+
+/** Note a chat event (kept apart from the log: messages must not push the moves out of it). */
+function noteChat(event, name) {
+  if (S.chat.some((entry) => entry.version === event.version)) return;
+  S.chat = [...S.chat, { version: event.version, event, name }].sort((a, b) => a.version - b.version).slice(-CHAT_SIZE);
+}
 
 /** The event log as the server has it (GET /events): after a reload, or in a new tab, it is not empty. */
 async function fetchLog(code, version) {
   let page;
   try {
-    page = await api.events(code, { after: Math.max(0, version - LOG_SIZE), limit: LOG_SIZE });
+    page = await api.events(code, { after: Math.max(0, version - CHAT_WINDOW), limit: CHAT_WINDOW });
   } catch {
     return; // the log is a nicety: live events still fill it
   }
@@ -287,8 +312,9 @@ async function fetchLog(code, version) {
   for (const event of page.events) if (event.data && event.data.player) names.set(event.data.player.id, event.data.player.name);
   const nameOf = (id) => (currentRoom()?.players.some((p) => p.id === id) ? playerName(id) : names.get(id) || playerName(id));
   const known = new Set(S.log.map((entry) => entry.version));
+  for (const event of page.events) if (event.type === 'chat') noteChat(event, nameOf(event.player_id));
   const restored = page.events
-    .filter((event) => !known.has(event.version))
+    .filter((event) => !known.has(event.version) && event.type !== 'chat')
     .map((event) => ({ version: event.version, event, name: nameOf(event.player_id), started: nameOf(event.data && event.data.player_id ? event.data.player_id : event.player_id) }));
   S.log = [...S.log, ...restored].sort((a, b) => b.version - a.version).slice(0, LOG_SIZE);
   scheduleRender();
@@ -300,7 +326,7 @@ function closeRoom() {
   if (conn) conn.close();
   if (unsubscribe) unsubscribe();
   unsubscribe = null;
-  Object.assign(S, { code: null, store: null, log: [], chances: null, analyses: {}, review: null, hint: null, pendingKept: null, busy: false, showQr: false });
+  Object.assign(S, { code: null, store: null, log: [], chat: [], chances: null, analyses: {}, review: null, hint: null, pendingKept: null, busy: false, showQr: false });
 }
 
 function setStatus(status) {
@@ -356,6 +382,13 @@ function onUpdate(room, update) {
   if (typeof update.version === 'number') {
     const event = update;
     const started = event.data && event.data.player_id ? playerName(event.data.player_id) : playerName(event.player_id);
+    if (event.type === 'chat') {
+      const known = S.chat.some((entry) => entry.version === event.version);
+      noteChat(event, playerName(event.player_id));
+      // the polite live region reads out what the others say
+      if (!known && event.player_id !== me()) announce(V.chatAnnouncement(event, playerName(event.player_id)));
+      return scheduleRender();
+    }
     if (S.log.some((entry) => entry.version === event.version)) return scheduleRender(); // a replayed event already in the log
     S.log = [{ version: event.version, event, name: playerName(event.player_id), started }, ...S.log].slice(0, LOG_SIZE);
     if (['rolled', 'kept', 'scored', 'turn_started'].includes(event.type)) S.hint = null;
@@ -425,7 +458,7 @@ function draw(room) {
   document.title = myTurn() ? `${t('game.your_turn')} · ${t('app.title')} · ${room.code}` : `${t('app.title')} · ${room.code}`;
   if (!app.querySelector(':scope > [data-slot="head"]')) {
     app.innerHTML = '<p id="announce" class="sr-only" role="status" aria-live="polite"></p>';
-    for (const key of ['head', 'game', 'end', 'lobby', 'log']) slot(app, key);
+    for (const key of ['head', 'game', 'end', 'lobby', 'log', 'chat']) slot(app, key);
   }
   fill(slot(app, 'head'), V.roomHeader(room));
   const playing = room.status === 'playing' && room.game;
@@ -433,6 +466,7 @@ function draw(room) {
   fill(slot(app, 'end'), !playing && room.status === 'finished' && room.game ? V.endView(room) : '');
   drawLobby(slot(app, 'lobby'), playing ? null : room);
   drawLog(slot(app, 'log'));
+  drawChat(slot(app, 'chat'), room);
   app.dataset.status = room.status;
   app.dataset.version = room.version;
   markPadOverflow();
@@ -480,6 +514,38 @@ function drawLog(node) {
     .slice(0, 8)
     .map((item) => ({ key: item.key, html: `<li>${esc(item.line)}</li>` }));
   reconcile(node.querySelector('.log ol'), items, 'ol');
+}
+
+/** The chat panel: its messages added as elements with their text set as text (js/views.js chatItem). */
+function drawChat(node, room) {
+  const state = V.chatState(room);
+  if (state === 'off') {
+    fill(node, '');
+    return;
+  }
+  if (!node.querySelector('#chat')) {
+    fill(node, V.chatSkeleton());
+    node.querySelector('#chat-panel').addEventListener('toggle', (event) => (S.chatOpen = event.target.open));
+  }
+  const list = node.querySelector('#chat-log');
+  const wanted = new Set(S.chat.map((entry) => String(entry.version)));
+  for (const child of [...list.children]) if (!wanted.has(child.dataset.version)) child.remove();
+  const present = new Set([...list.children].map((child) => child.dataset.version));
+  let added = false;
+  S.chat.forEach((entry, i) => {
+    if (present.has(String(entry.version))) return;
+    list.insertBefore(V.chatItem(entry), list.children[i] || null);
+    added = true;
+  });
+  if (added) list.scrollTop = list.scrollHeight;
+  list.hidden = S.chat.length === 0;
+  const note = { muted: 'chat.muted_you', spectator: 'chat.spectator' }[state] || (S.chat.length ? '' : 'chat.empty');
+  const noteNode = node.querySelector('#chat-note');
+  const noteText = note ? t(note) : '';
+  if (noteNode.textContent !== noteText) noteNode.textContent = noteText;
+  noteNode.hidden = !noteText;
+  node.querySelector('#chat-form').hidden = state !== 'open';
+  node.querySelector('#chat-reactions').hidden = state !== 'open';
 }
 
 function gameSkeleton() {
@@ -722,6 +788,10 @@ async function onClick(event) {
       S.hint = await api.hint(S.code, S.seat.token);
       render();
       document.getElementById('hint-panel')?.setAttribute('tabindex', '-1');
+    } else if (action === 'react') {
+      await api.chat(S.code, { reaction: target.dataset.reaction }, S.seat.token);
+    } else if (action === 'mute') {
+      await api.mute(S.code, target.dataset.player, target.dataset.muted === 'true', S.seat.token);
     } else if (action === 'add-bot') {
       await api.addBot(S.code, document.getElementById('bot-level').value, S.seat.token);
     } else if (action === 'start') {
@@ -731,6 +801,8 @@ async function onClick(event) {
       seats.set(S.code, S.seat);
       connect();
       render();
+    } else if (action === 'notify') {
+      await N.toggle(S.code, render);
     } else if (action === 'resign') {
       const ok = await ask(t('lc.resign_confirm'), t('lc.resign'), t('confirm.no'));
       if (ok) await api.leave(S.code, S.seat.playerId, S.seat.token);
@@ -758,7 +830,14 @@ async function onSubmit(event) {
   if (submit) submit.disabled = true;
   try {
     if (form.dataset.form === 'create') await createRoom(form);
-    else if (form.dataset.form === 'open') go(`r/${String(new FormData(form).get('code')).trim().toUpperCase()}`);
+    else if (form.dataset.form === 'chat') {
+      const input = form.querySelector('#chat-input');
+      // nothing to send (the server would refuse it with chat_empty): said here, no request
+      if (!input.value.trim()) throw new DicecupError('chat_empty', 'empty message');
+      await api.chat(S.code, { text: input.value }, S.seat.token);
+      input.value = '';
+      input.focus();
+    } else if (form.dataset.form === 'open') go(`r/${String(new FormData(form).get('code')).trim().toUpperCase()}`);
     else if (form.dataset.form === 'join') {
       const name = String(new FormData(form).get('name')).trim();
       const joined = await P.join(S.code, name);

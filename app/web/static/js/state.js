@@ -12,6 +12,8 @@ export const S = {
   store: null, // its RoomStore
   status: 'offline',
   log: [], // [{version, event}] newest first
+  chat: [], // the chat events [{version, event, name}], oldest first (drawn as text, never as markup)
+  chatOpen: true, // the chat panel is open
   pendingKept: null, // the kept dice of a keep action not yet acknowledged (shown meanwhile)
   keepSeq: 0,
   rolled: new Set(), // positions that just changed, for the roll animation

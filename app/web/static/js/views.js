@@ -1,10 +1,11 @@
 // Views: each part of the room screen as HTML from the state, drawn only when
 // it changed (js/dom.js). Nothing here knows the rules: boxes, sections,
 // bonuses and bot levels come from GET /api/rulesets.
-import { appUrl, seats } from './api.js';
+import { REACTIONS, appUrl, seats } from './api.js';
 import { dieSvg } from './dice.js';
 import { decimal, language, list, n, plural, t } from './i18n.js';
 import { esc } from './dom.js';
+import { control as notifyControl } from './notify.js';
 import qrcode from '../vendor/qrcode-generator/qrcode.mjs';
 import { S, boxLabel, me, myTurn, playerName, room as currentRoom, ruleset } from './state.js';
 
@@ -31,7 +32,8 @@ export function roomHeader(room) {
   return `<section class="card room-head">${resumeOffer(room)}
       <div><h1 id="room-title" tabindex="-1">${esc(t('room.title', { code: room.code }))}</h1>
       <p class="muted">${esc(t(`ruleset.${room.ruleset}`))}${room.game ? ` · ${esc(t('game.title', { number: room.game.number }))}` : ''}</p>
-      <p><a href="rules/${esc(room.ruleset)}" target="_blank" rel="noopener" id="rules-link">${esc(t('howto.title', { ruleset: t(`ruleset.${room.ruleset}`) }))}</a></p></div>
+      <p><a href="rules/${esc(room.ruleset)}" target="_blank" rel="noopener" id="rules-link">${esc(t('howto.title', { ruleset: t(`ruleset.${room.ruleset}`) }))}</a></p>
+      ${notifyControl(room)}</div>
       ${room.max_players === 1 || vsComputer(room) ? '' : `<div class="share"><span class="muted">${esc(t('room.share'))}</span>
         <code id="room-link">${esc(link)}</code>
         <button data-action="copy" id="copy-link">${esc(t('room.copy_link'))}</button>
@@ -69,6 +71,15 @@ function qrFigure(link) {
 /** The host may remove an away seat during a game (it resigns: the autopilot finishes its card). */
 const removable = (room, p) => room.status === 'playing' && me() && room.host_id === me() && p.away && !p.resigned && p.id !== me();
 
+/** The host may mute or unmute another person's chat (while the room has chat). */
+const mutable = (room, p) => me() && room.host_id === me() && p.id !== me() && !p.bot && room.options.chat !== false && room.status !== 'closed';
+
+function muteButton(room, p) {
+  if (!mutable(room, p)) return '';
+  const key = p.muted ? 'chat.unmute' : 'chat.mute';
+  return `<button class="quiet small" data-action="mute" data-player="${esc(p.id)}" data-muted="${!p.muted}" id="mute-${esc(p.id)}" aria-pressed="${Boolean(p.muted)}">${esc(t(key, { name: p.name }))}</button>`;
+}
+
 /** The players as keyed items (one <li> each). */
 export function playerItems(room) {
   return room.players.map((p) => ({
@@ -81,6 +92,8 @@ export function playerItems(room) {
         ${p.bot ? `<span class="tag">${esc(t('room.bot'))}</span>` : ''}
         ${p.away ? `<span class="tag away" data-away="true">${esc(t('lc.away'))}</span>` : ''}
         ${p.resigned ? `<span class="tag resigned" data-resigned="true">${esc(t('lc.resigned'))}</span>` : ''}
+        ${p.muted ? `<span class="tag muted" data-muted="true">${esc(t('chat.muted_tag'))}</span>` : ''}
+        ${muteButton(room, p)}
         ${removable(room, p) ? `<button class="quiet small" data-action="remove-away" data-player="${esc(p.id)}" id="remove-${esc(p.id)}">${esc(t('lc.remove', { name: p.name }))}</button>` : ''}
       </li>`,
   }));
@@ -358,11 +371,14 @@ export function scorePad(room, reviewed) {
 
 export function endView(room) {
   const game = room.game;
+  // hints used, on the final scores: in a room that allows them, or if anyone used one
+  const hintsOf = (id) => (game.hints && game.hints[id]) || 0;
+  const showHints = room.options.hints || game.order.some((id) => hintsOf(id) > 0);
   const standings = [...game.order]
     .sort((a, b) => game.scorecards[b].total - game.scorecards[a].total)
     .map(
-      (id) => `<li data-player="${esc(id)}" data-total="${game.scorecards[id].total}" class="${game.winners.includes(id) ? 'winner' : ''}">
-        <span class="name">${esc(playerName(id))}</span><strong>${n(game.scorecards[id].total)}</strong></li>`,
+      (id) => `<li data-player="${esc(id)}" data-total="${game.scorecards[id].total}" data-hints="${hintsOf(id)}" class="${game.winners.includes(id) ? 'winner' : ''}">
+        <span class="name">${esc(playerName(id))}</span>${showHints ? `<span class="muted small hints-used">${esc(t('end.hints', { count: hintsOf(id) }))}</span>` : ''}<strong>${n(game.scorecards[id].total)}</strong></li>`,
     )
     .join('');
   return `<section class="card end" id="end">
@@ -442,9 +458,73 @@ export function logLine(event, name, started) {
       return t('lc.log_back', { name });
     case 'player_resigned':
       return t('lc.log_resigned', { name });
+    case 'hint_used':
+      return t('log.hint_used', { name });
+    case 'player_muted':
+      return t('chat.log_muted', { name: started });
+    case 'player_unmuted':
+      return t('chat.log_unmuted', { name: started });
     case 'rematch_accepted':
       return t('sr.log_rematch', { name });
     default:
       return null;
   }
+}
+
+// ---------------------------------------------------------------- chat
+
+/** What this tab may do in the chat: 'off' (the room has none), 'spectator', 'muted' or 'open'. */
+export function chatState(room) {
+  if (room.options.chat === false) return 'off';
+  const mine = S.seat && room.players.find((p) => p.id === me());
+  if (!mine) return 'spectator';
+  return mine.muted ? 'muted' : 'open';
+}
+
+/** The chat panel, drawn once per room: only our own strings here (messages are added as text by chatItem). */
+export function chatSkeleton() {
+  const reactions = REACTIONS.map(
+    (reaction, i) =>
+      `<button type="button" class="reaction" data-action="react" data-reaction="${esc(reaction)}" id="react-${i}" aria-label="${esc(t('chat.react', { reaction }))}">${esc(reaction)}</button>`,
+  ).join('');
+  return `<section class="card chat" id="chat">
+      <details id="chat-panel"${S.chatOpen ? ' open' : ''}>
+        <summary id="chat-title">${esc(t('chat.title'))}</summary>
+        <ol class="chat-log" id="chat-log" aria-labelledby="chat-title"></ol>
+        <p class="muted small" id="chat-note"></p>
+        <div class="reactions" role="group" aria-label="${esc(t('chat.reactions'))}" id="chat-reactions">${reactions}</div>
+        <form data-form="chat" class="row chat-form" id="chat-form">
+          <label class="grow"><span class="sr-only">${esc(t('chat.message'))}</span><input name="text" id="chat-input" maxlength="400" autocomplete="off" enterkeyhint="send" placeholder="${esc(t('chat.placeholder'))}"></label>
+          <button id="chat-send">${esc(t('chat.send'))}</button>
+        </form>
+      </details>
+    </section>`;
+}
+
+/** One chat message or reaction as an element, its text set as text: what people write is never markup. */
+export function chatItem(entry) {
+  const { event, name } = entry;
+  const item = document.createElement('li');
+  item.dataset.version = String(event.version);
+  item.dataset.player = event.player_id || '';
+  if (event.player_id === me()) item.className = 'mine';
+  const who = document.createElement('span');
+  who.className = 'who';
+  who.textContent = name;
+  const what = document.createElement('span');
+  what.className = 'what';
+  if (event.data.reaction !== undefined) {
+    what.classList.add('reaction');
+    what.textContent = event.data.reaction;
+  } else {
+    what.textContent = event.data.text;
+  }
+  item.append(who, what);
+  return item;
+}
+
+/** What the polite live region says about a chat event from someone else. */
+export function chatAnnouncement(event, name) {
+  if (event.data.reaction !== undefined) return t('chat.reacted', { name, reaction: event.data.reaction });
+  return t('chat.said', { name, text: event.data.text });
 }
