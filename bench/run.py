@@ -335,6 +335,8 @@ def hostile_scenario(args: argparse.Namespace) -> dict[str, Any]:
         "REST probes answered 404": outcomes["probe_rest"].get("http 404", 0),
         "REST probes answered 429": outcomes["probe_rest"].get("http 429", 0),
         "sockets refused 4429 (per address)": outcomes["oversize"].get("close 4429", 0),
+        # after the address's budget of oversize frames (app/api/edge.py): reset before any answer
+        "oversize connections dropped": sum(n for k, n in outcomes["oversize"].items() if k.startswith("error")),
     }
     return result
 

@@ -71,9 +71,15 @@ def live(tmp_path_factory, receiver):
         yield server
 
 
-async def ben_page(browser, console: Console, stand_in: dict[str, Any] | None, viewport=None) -> Page:  # noqa: F811
+async def ben_page(
+    browser,  # noqa: F811
+    console: Console,
+    stand_in: dict[str, Any] | None,
+    viewport=None,
+    permissions=("notifications",),
+) -> Page:
     context = await browser.new_context(
-        viewport=viewport or {"width": 1280, "height": 800}, permissions=["notifications"]
+        viewport=viewport or {"width": 1280, "height": 800}, permissions=list(permissions)
     )
     await context.add_init_script(STAND_IN % json.dumps(json.dumps(stand_in)))
     return console.watch(await context.new_page())
@@ -109,6 +115,23 @@ async def test_headless_chromium_cannot_subscribe_and_the_control_says_so(live, 
         assert await stored(live.database_url, table.tokens["ben"]) == 0
     # Chromium's own word for why (Playwright's contexts are incognito ones): not the client's error
     assert [e for e in console.errors if "Push API in incognito" not in e] == [], console.errors
+
+
+async def test_blocked_notifications_are_said_on_the_click_and_nothing_is_stored(live, browser, receiver) -> None:  # noqa: F811
+    console = Console()
+    # headless Chromium answers a permission request "denied" unless the context grants it
+    page = await ben_page(browser, console, receiver.browser("blocked").subscription(), permissions=())
+    async with httpx.AsyncClient(base_url=live.http) as http:
+        table = await seat_ben(page, live, http)
+        toggle = page.locator("#notify-toggle")
+        await expect(toggle).to_be_enabled()
+        await expect(page.locator("#notify-note")).to_have_count(0)  # nothing said before the player asks
+        await toggle.click()
+        await expect(page.locator(".notify")).to_have_attribute("data-state", "denied")
+        await expect(page.locator("#notify-note")).to_contain_text("Notifications are blocked for this site")
+        assert await page.evaluate("window.__push.keys") == []  # never subscribed
+        assert await stored(live.database_url, table.tokens["ben"]) == 0
+    assert not console.errors, console.errors
 
 
 async def test_the_control_sends_the_subscription_it_got_and_the_turn_push_arrives(

@@ -24,8 +24,7 @@ const on = (code) => localStorage.getItem(KEY + code) !== null;
 /** The control's state: off, on, busy, denied, failed or unavailable. */
 function state(code) {
   if (S.push && S.push.code === code) return S.push.state;
-  if (window.Notification && Notification.permission === 'denied') return 'denied';
-  return on(code) ? 'on' : 'off';
+  return on(code) ? 'on' : 'off'; // blocked notifications are said on the click, not on every room
 }
 
 /** The room head's control: only for a seat, only where the browser has Web Push. */
@@ -36,7 +35,7 @@ export function control(room) {
   const notes = { on: 'push.on', denied: 'push.denied', failed: 'push.failed', unavailable: 'push.unavailable' };
   const note = notes[now] ? `<p class="muted small" id="notify-note">${esc(t(notes[now]))}</p>` : '';
   return `<div class="notify" data-state="${now}">
-      <button data-action="notify" id="notify-toggle" aria-pressed="${pressed}" ${now === 'busy' || now === 'denied' ? 'disabled' : ''}>${esc(t(pressed ? 'push.turn_off' : 'push.turn_on'))}</button>
+      <button data-action="notify" id="notify-toggle" aria-pressed="${pressed}" ${now === 'busy' ? 'disabled' : ''}>${esc(t(pressed ? 'push.turn_off' : 'push.turn_on'))}</button>
       ${note}</div>`;
 }
 
