@@ -16,7 +16,8 @@ Exactly one push per turn, whichever instances see it: a worker first
 *claims* the turn with one conditional update of the seat's subscriptions
 (``notified_version < turn's version``), and only the update that changed
 the rows sends. A push service answering 404 or 410 has dropped the
-subscription: it is deleted."""
+subscription: it is deleted; so are a seat's subscriptions when it leaves
+the room (``player_left``)."""
 
 from __future__ import annotations
 
@@ -152,6 +153,7 @@ class PushService:
         """Told each turn's outcome: ``sent``, ``gone``, ``failed``, ``dropped``, ``connected`` (the metrics)."""
         self.queue: asyncio.Queue[Turn] = asyncio.Queue(queue_size)
         self._workers: list[asyncio.Task[None]] = []
+        self._tasks: set[asyncio.Task[None]] = set()
         self.outcomes: dict[str, int] = {}
 
     @property
@@ -164,9 +166,9 @@ class PushService:
         self._workers = [asyncio.create_task(self._work(), name=f"push-{i}") for i in range(WORKERS)]
 
     async def close(self) -> None:
-        for task in self._workers:
+        for task in [*self._workers, *self._tasks]:
             task.cancel()
-        for task in self._workers:
+        for task in [*self._workers, *self._tasks]:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self._workers = []
@@ -174,6 +176,8 @@ class PushService:
     async def idle(self) -> None:
         """Until every queued push has been handled (tests, benchmarks)."""
         await self.queue.join()
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
 
     def _count(self, outcome: str, n: int = 1) -> None:
         self.outcomes[outcome] = self.outcomes.get(outcome, 0) + n
@@ -251,6 +255,9 @@ class PushService:
         """Queue a push for each ``turn_started`` of a person not connected
         (in memory only: called on the action path)."""
         for event in events:
+            if event["type"] == "player_left":  # a seat that left has no turns: its subscriptions go
+                self._forget(event["data"]["player"]["id"])
+                continue
             if event["type"] != "turn_started":
                 continue
             data = event["data"]
@@ -262,6 +269,18 @@ class PushService:
                 self._count("connected")  # the player sees the turn: no push needed
                 continue
             self.offer(Turn(code, player_id, event["version"], int(data["round"]), data.get("deadline")))
+
+    def _forget(self, player_id: str) -> None:
+        task = asyncio.create_task(self._delete_all(player_id), name="push-forget")
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _delete_all(self, player_id: str) -> None:
+        try:
+            async with self.db.write() as session:
+                await session.execute(delete(PushSubscription).where(PushSubscription.player_id == player_id))
+        except Exception:
+            log.exception("deleting the push subscriptions of a seat that left failed")
 
     def offer(self, turn: Turn) -> bool:
         try:

@@ -365,7 +365,7 @@ async def test_the_terminal_client_plays_a_solo_game(live) -> None:
         named = {0: "Ones", 4: "fiv", 6: "full house"}.get(index, box)  # a label, a prefix, a label with a space
         lines += ["r", "k 1 3", "r 1 2 5", "show"]
         lines += ["s"] if index == len(YACHT_BOXES) - 1 else [f"s {named}"]
-    lines += ["r", "q"]  # after the game: refused, then quit
+    lines += ["r", "again", "q"]  # after the game: a roll refused, play again (Game #2 starts), quit
     script = "\n".join(["bogus", *lines]) + "\n"
     completed = await asyncio.to_thread(
         subprocess.run,
@@ -380,12 +380,14 @@ async def test_the_terminal_client_plays_a_solo_game(live) -> None:
     code = re.search(r"Room (\w{6}) created", out).group(1)
     async with httpx.AsyncClient(base_url=live.http) as http:
         room = (await http.get(f"/api/rooms/{code}")).json()
-    game = room["game"]
-    assert game["status"] == "finished" and room["status"] == "finished"
+        game = (await http.get(f"/api/rooms/{code}/games/1")).json()
+    assert room["status"] == "playing" and room["game"]["number"] == 2  # "again": alone, it starts at once
+    assert game["status"] == "finished" and [g["number"] for g in room["games"]] == [1]
     (card,) = game["scorecards"].values()
     assert None not in card["boxes"].values()
     assert f"Final: you {card['total']}." in out
-    assert out.count("Game over.") == 1 and out.count("--- Round") == 12
+    assert out.count("Game over.") == 1 and out.count("--- Round") == 12 + 1  # and Game #2's first
+    assert "Game #2 begins." in out
     assert "? unknown command 'bogus'" in out
     assert "! no game is on" in out  # the roll after the game
     assert "you kept 1 3" in out and "  dice:" in out and "can score:" in out

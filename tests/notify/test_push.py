@@ -287,6 +287,21 @@ async def test_subscriptions_go_with_their_room(
     assert await stored(database_url, ben) == 0
 
 
+async def test_subscriptions_go_when_their_seat_leaves(
+    app_http: tuple[Any, httpx.AsyncClient], receiver: Receiver, database_url: str
+) -> None:
+    app, http = app_http
+    table, ana, ben = await seated(http)
+    for player in (ana, ben):
+        r = await subscribe(http, table, player, receiver.browser(f"leaver-{player}").subscription())
+        assert r.status_code == 200
+    r = await http.delete(f"/api/rooms/{table.code}/players/{ben}", headers=table.auth(table.tokens[ben]))
+    assert r.status_code == 204
+    await app.state.push.idle()
+    assert await stored(database_url, ben) == 0
+    assert await stored(database_url, ana) == 1  # the others' stay
+
+
 # -- (d) bad input ---------------------------------------------------------------------------------
 
 

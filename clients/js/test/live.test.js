@@ -295,6 +295,39 @@ test('REST helpers: rulesets, bots, games, events, hints', live, async () => {
   conn.close();
 });
 
+test('against the computer in one call, then play again: the series adds up', live, async () => {
+  const rest = api();
+  const created = await rest.createRoom({ ruleset: 'yacht', name: 'Ana', max_players: 2, bots: ['greedy'], start: true });
+  assert.equal(created.room.status, 'playing');
+  assert.deepEqual(created.room.players.map((p) => p.bot), [null, 'greedy']);
+  const code = created.room.code;
+  const me = created.player.id;
+  await assert.rejects(rest.rematch(code, 1, created.token), (error) => error instanceof DicecupError && error.code === ErrorCode.GAME_IN_PROGRESS);
+  const conn = connection(code, { token: created.token });
+  await conn.connect();
+  const rng = random(7);
+  for (const number of [1, 2]) {
+    for (;;) {
+      const room = await conn.store.when((r) => r.game?.number === number && (r.game.status === 'finished' || r.game.turn?.player_id === me));
+      if (room.game?.status === 'finished') break;
+      const { version } = await conn.act(choose(room, rng));
+      await conn.store.when((r) => r.version >= version);
+    }
+    assert.deepEqual(conn.store.room?.rematch?.waiting, [me]);
+    if (number === 1) {
+      const again = await rest.rematch(code, 1, created.token); // the bot accepted at once: Game #2 starts
+      assert.equal(again.game?.number, 2);
+    }
+  }
+  const room = /** @type {Room} */ (conn.store.room);
+  for (const line of room.series) {
+    assert.equal(line.games, 2);
+    assert.equal(line.total, room.games.reduce((sum, g) => sum + g.totals[line.player_id], 0));
+  }
+  await assert.rejects(rest.rematch(code, 1, created.token), (error) => error instanceof DicecupError && error.code === ErrorCode.REMATCH_STARTED);
+  conn.close();
+});
+
 test('chat, reactions and mute over REST; chat events come over the socket', live, async () => {
   const rest = api();
   const created = await rest.createRoom({ ruleset: 'yacht', name: 'Ana', max_players: 2 });

@@ -8,7 +8,7 @@ lines on stdin, plain text on stdout, so it also runs with piped input::
 
 Commands: ``r [POS...]`` roll (keeping the dice at positions 1-5 given),
 ``k POS...`` keep, ``s [BOX]`` score (a box's id, label or a unique
-prefix; alone: the box worth the most now), ``start``, ``bot LEVEL``,
+prefix; alone: the box worth the most now), ``start``, ``again``, ``bot LEVEL``,
 ``hint``, ``auto`` (play this turn greedily), ``show``, ``leave``,
 ``help``, ``q``.
 """
@@ -39,14 +39,15 @@ HELP = """commands:
   auto           play the rest of this turn greedily
   hint           the best choice now (when the room allows hints; the others see that you asked)
   say TEXT       say something in the room's chat (up to 200 characters)
-  start          start a game (host)
-  bot LEVEL      seat a server bot: optimal, strong, casual or greedy (host)
+  start          start a game (host; after a game: without waiting for everyone)
+  again          play again after a game (any seat; it starts once everyone has accepted)
+  bot LEVEL      seat a server bot: optimal, strong, casual, beginner or greedy (host)
   show           the dice and the scorecard
   leave          leave your seat (between games)
   help           this list
   q              quit"""
 
-LEVELS = ("optimal", "strong", "casual", "greedy")
+LEVELS = ("optimal", "strong", "casual", "beginner", "greedy")
 LINK = re.compile(r"^(?P<base>.*?)/r/(?P<code>[A-Za-z0-9]+)/?$")
 
 
@@ -286,6 +287,14 @@ class Terminal:
                     raise ValueError("spectators cannot start a game")
                 await self.client.start(self.room["code"], self.token)
                 await conn.wait_for(lambda r: r["game"] is not None and r["game"]["turn"] is not None, 10)
+            elif verb == "again":
+                game = self.room["game"]
+                if self.token is None or game is None:
+                    raise ValueError("play again needs a seat and a game played")
+                room = await self.client.rematch(self.room["code"], self.token, game["number"])
+                if room["rematch"] is not None and room["rematch"]["waiting"]:
+                    names = {p["id"]: p["name"] for p in room["players"]}
+                    self.say("waiting for " + ", ".join(names.get(i, "?") for i in room["rematch"]["waiting"]))
             elif verb == "bot":
                 if self.token is None:
                     raise ValueError("spectators cannot seat bots")
