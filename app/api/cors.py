@@ -14,7 +14,8 @@ from starlette.datastructures import Headers
 from starlette.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-ALLOW_METHODS = ("GET", "POST", "PUT", "DELETE")
+ALLOW_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
+"""Every method a route of the API has (tests/api/test_http.py checks it stays so)."""
 ALLOW_HEADERS = ("Authorization", "Content-Type")
 EXPOSE_HEADERS = ("Retry-After", "X-Request-ID")
 

@@ -104,7 +104,7 @@ async def test_cors_for_configured_origins(database_url: str) -> None:
         assert r.status_code == 200, r.text
         assert r.headers["access-control-allow-origin"] == ORIGIN
         methods = {m.strip() for m in r.headers["access-control-allow-methods"].split(",")}
-        assert methods >= {"GET", "POST", "PUT", "DELETE"}
+        assert methods >= {"GET", "POST", "PUT", "PATCH", "DELETE"}
         allowed = {h.strip().lower() for h in r.headers["access-control-allow-headers"].split(",")}
         assert {"authorization", "content-type"} <= allowed
         # and the calls themselves carry the CORS headers, errors included
@@ -119,7 +119,7 @@ async def test_cors_for_configured_origins(database_url: str) -> None:
         # a preflight the settings do not allow is just an OPTIONS: 405 with Allow, no CORS headers
         for refused in [
             PREFLIGHT | {"origin": "https://evil.example"},
-            PREFLIGHT | {"access-control-request-method": "PATCH"},
+            PREFLIGHT | {"access-control-request-method": "TRACE"},
             PREFLIGHT | {"access-control-request-headers": "x-custom"},
         ]:
             r = await http.options("/api/rooms", headers=refused)
@@ -133,3 +133,15 @@ async def test_cors_for_configured_origins(database_url: str) -> None:
         r = await http.get("/api/rulesets", headers={"origin": "https://evil.example"})
         assert r.status_code == 200
         assert "access-control-allow-origin" not in r.headers
+
+
+def test_cors_allows_every_method_the_api_has() -> None:
+    """A browser client on another origin can call every route: PATCH
+    /api/profiles/me was refused at its preflight on 0f3e20e."""
+    from fastapi.routing import APIRoute
+
+    from app.api.cors import ALLOW_METHODS
+    from app.main import create_app
+
+    used = {m for route in create_app().routes if isinstance(route, APIRoute) for m in route.methods}
+    assert used - {"HEAD"} <= set(ALLOW_METHODS), sorted(used - set(ALLOW_METHODS))
