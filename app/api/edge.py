@@ -10,7 +10,10 @@ every player for tens of milliseconds. So each frame refused as too big is
 a strike against its address (:class:`GatedWebSocket`), and past the
 minute's budget (``DICECUP_OVERSIZE_FRAMES_PER_MINUTE``) the address's new
 connections are aborted the moment they are made (:class:`GatedHttp`),
-before a byte is read: about 0.035 ms each. A trusted proxy's connections
+before a byte is read: about 0.035 ms each. The same gate drops an address
+that keeps knocking after being refused for its budget (429, close 4429;
+``DICECUP_REFUSALS_PER_MINUTE``): a room-code prober's every socket is a
+whole handshake otherwise. A trusted proxy's connections
 are never dropped here (they carry other clients too); the room socket
 refuses those clients after the handshake's headers (``app.api.ws``).
 """

@@ -66,6 +66,9 @@ class RateLimits:
         self._sockets_per_address = settings.sockets_per_address
         self._sockets: Counter[str] = Counter()
         self._oversize = Window("oversize", settings.oversize_frames_per_minute, 60.0)
+        self._refused = Window("refused", settings.refusals_per_minute, 60.0)
+        # the windows keyed by a client's address: a refusal of one is a strike against the address
+        self._per_address = {w.name for w in (self._request, self._lookup, self._room, self._profile)}
         self._proxies = _Addresses(settings.trusted_proxy_list)
 
     async def _take(self, *steps: Step) -> None:
@@ -78,6 +81,8 @@ class RateLimits:
             log.warning("rate limiter unavailable (%r); allowing", error)
             return
         if refused is not None:
+            if refused.step.window.name in self._per_address:
+                self.refused(refused.step.key)
             raise DomainError("rate_limited", _DETAIL[refused.step.window.name], retry_after=refused.retry_after)
 
     async def close(self) -> None:
@@ -188,13 +193,25 @@ class RateLimits:
         if self.enabled:
             self._local.hit(self._oversize, client)
 
+    def refused(self, client: str) -> None:
+        """``client`` was refused for an address budget (429, close 4429): a
+        strike. A client that waits out ``Retry-After`` gets a few; one that
+        keeps knocking (a prober) soon has its connections dropped."""
+        if self.enabled:
+            self._local.hit(self._refused, client)
+
     def dropping(self, client: str) -> int | None:
         """Seconds until ``client`` may connect again, while it has used up its
-        minute's budget of oversize frames; ``None`` if it may connect now."""
+        minute's budget of oversize frames or of refusals; ``None`` if it may
+        connect now."""
         if not self.enabled:
             return None
-        refused = self._local.take_now((Step("test", self._oversize, client),))
-        return refused.retry_after if refused is not None else None
+        waits = [
+            refused.retry_after
+            for window in (self._oversize, self._refused)
+            if (refused := self._local.take_now((Step("test", window, client),))) is not None
+        ]
+        return max(waits) if waits else None
 
     def drop_connection(self, peer: str) -> bool:
         """The edge's check on a new TCP connection from ``peer``, before it

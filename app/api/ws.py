@@ -105,16 +105,17 @@ class Session:
         address = client_address(self.socket.scope)
         wait = self.limits.dropping(address)
         if wait is not None:
-            # Too many oversize frames from this address: refused before the
+            # Too many oversize frames or refusals from this address: refused before the
             # upgrade. (Connecting directly, it is dropped earlier still, by
             # app.api.edge; this is the client behind a trusted proxy.)
-            detail = "too many oversize frames from this address"
+            detail = "too many oversize frames or refused requests from this address"
             await self.socket.send_denial_response(
                 error_response(429, "rate_limited", detail, {"Retry-After": str(wait)})
             )
             return
         await self.socket.accept()
         if not self.limits.open_socket(address):
+            self.limits.refused(address)
             await self.refuse(CloseCode.RATE_LIMITED, "rate_limited", "too many open sockets from this address")
             return
         try:

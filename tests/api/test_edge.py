@@ -142,3 +142,29 @@ def test_a_trusted_proxy_is_never_dropped(sqlite_database: str, proxies: str, pe
     limits.oversize_frame(peer)
     assert limits.dropping(peer) is not None
     assert limits.drop_connection(peer) is dropped
+
+
+async def test_an_address_that_keeps_knocking_after_429_is_dropped(database_url: str) -> None:
+    """A room-code prober that ignores Retry-After: its failed lookups, then
+    its refusals, then nothing. On 0f3e20e every probe past the budget still
+    cost a whole handshake (sockets) or request: 4429 and 429 forever."""
+    with gated(database_url, lookup_failures_per_minute=2, refusals_per_minute=3) as server:
+        async with httpx.AsyncClient(base_url=server.http) as http:
+            table = Table(http)
+            await table.create()
+
+        async def probe(code: str) -> int | None:
+            """A new connection from the prober's address each time (as a prober makes them)."""
+            transport = httpx.AsyncHTTPTransport(local_address="127.0.0.3")
+            async with httpx.AsyncClient(base_url=server.http, transport=transport) as prober:
+                try:
+                    return (await prober.get(f"/api/rooms/{code}")).status_code
+                except httpx.TransportError:
+                    return None
+
+        answers = [await probe(code) for code in ("ZZZZZA", "ZZZZZB", "ZZZZZC", "ZZZZZD", "ZZZZZE", "ZZZZZF")]
+        assert answers == [404, 404, 429, 429, 429, None], answers
+        with pytest.raises((websockets.InvalidMessage, OSError)):
+            await websockets.connect(server.socket_url(table.code), local_addr=("127.0.0.3", 0), open_timeout=5)
+        # another address plays on
+        await watch(server.socket_url(table.code), local_addr=("127.0.0.2", 0))
