@@ -88,6 +88,7 @@ class Config:
     pause: float = 1.0  # after a refusal or close, before the next try
     warmup: float = 3.0  # seconds of attack before the players' clock starts
     seed: int = 7
+    nice: int = 0  # added to the hostile processes' nice value (see bench/README.md, "hostile")
 
 
 @dataclass
@@ -341,6 +342,10 @@ def child(conn: Any, config: Config) -> None:
     from .servers import raise_open_files
 
     raise_open_files()
+    if config.nice:
+        # On this one machine the hostile clients take CPU from the server and
+        # the players; on the internet they run on machines of their own.
+        os.nice(config.nice)
     try:
         asyncio.run(attack(config, conn))
     except BaseException as error:

@@ -304,6 +304,7 @@ def hostile_scenario(args: argparse.Namespace) -> dict[str, Any]:
                 addresses=args.hostile_addresses,
                 pause=args.pause,
                 warmup=args.warmup,
+                nice=args.hostile_nice,
             )
             return hostile.hostile(config, rooms, sampler, attack, SETTLE_S)
 
@@ -466,6 +467,13 @@ def build_parser() -> argparse.ArgumentParser:
     hostile.add_argument("--hostile-addresses", type=int, default=4, help="loopback addresses of each hostile kind")
     hostile.add_argument("--pause", type=float, default=1.0, help="seconds a hostile client waits after a refusal")
     hostile.add_argument("--warmup", type=float, default=3.0, help="seconds of attack before the clock")
+    hostile.add_argument(
+        "--hostile-nice",
+        type=int,
+        default=0,
+        help="nice value added to the hostile clients' processes: >0 lets the server and the players go first on "
+        "this machine's cores, as when the attackers run on machines of their own (0: equal footing)",
+    )
     return parser
 
 
