@@ -282,16 +282,11 @@ class PlayerUnmuted(_Event):
     data: SeatData
 
 
-Event = Annotated[
-    PlayerJoined
-    | PlayerLeft
-    | SeatTokenRotated
-    | RoomClosed
-    | GameStarted
-    | TurnStarted
-    | KeptEvent
-    | Rolled
-    | Scored
+# The events both protocols send alike; only turn_started, kept and rolled differ.
+# A new event goes into one of these two, and so into both unions below.
+_EventsBefore = PlayerJoined | PlayerLeft | SeatTokenRotated | RoomClosed | GameStarted
+_EventsAfter = (
+    Scored
     | GameFinished
     | TurnTimedOut
     | PlayerAway
@@ -301,7 +296,11 @@ Event = Annotated[
     | HintUsed
     | ChatEvent
     | PlayerMuted
-    | PlayerUnmuted,
+    | PlayerUnmuted
+)
+
+Event = Annotated[
+    _EventsBefore | TurnStarted | KeptEvent | Rolled | _EventsAfter,
     Field(discriminator="type"),
 ]
 
@@ -353,25 +352,7 @@ class RolledV2(_Event):
 
 
 EventOnV2 = Annotated[
-    PlayerJoined
-    | PlayerLeft
-    | SeatTokenRotated
-    | RoomClosed
-    | GameStarted
-    | TurnStartedV2
-    | KeptEventV2
-    | RolledV2
-    | Scored
-    | GameFinished
-    | TurnTimedOut
-    | PlayerAway
-    | PlayerBack
-    | PlayerResigned
-    | RematchAccepted
-    | HintUsed
-    | ChatEvent
-    | PlayerMuted
-    | PlayerUnmuted,
+    _EventsBefore | TurnStartedV2 | KeptEventV2 | RolledV2 | _EventsAfter,
     Field(discriminator="type"),
 ]
 
