@@ -5,6 +5,8 @@ deletion, on SQLite and PostgreSQL."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
@@ -130,20 +132,28 @@ async def test_sign_in_elsewhere_and_take_back_a_seat(client) -> None:
     assert r.status_code == 409 and r.json()["code"] == "username_taken"
 
 
-async def test_wrong_passwords_are_limited(sqlite_database: str) -> None:
-    settings = test_settings(sqlite_database, rate_limits=True, sign_in_failures_per_username=3)
-    app = create_app(settings)
+@contextlib.asynccontextmanager
+async def signed_up(database: str, name: str, **limits: Any) -> AsyncIterator[tuple[httpx.AsyncClient, str, str]]:
+    """An app with the sign-in limits on (3 failures per username), and a
+    profile with a username and the password ``right-password``: (client, its id, username)."""
+    app = create_app(test_settings(database, rate_limits=True, sign_in_failures_per_username=3, **limits))
     async with (
         app.router.lifespan_context(app),
         httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://dicecup.test") as client,
     ):
-        pid, token = await new_profile(client, "Cat")
-        username = f"cat_{pid[:6]}".replace("-", "_")
-        await client.post(
+        pid, token = await new_profile(client, name)
+        username = f"{name.lower()}_{pid[:6]}".replace("-", "_")
+        r = await client.post(
             "/api/profiles/me/credentials",
             json={"username": username, "password": "right-password"},
             headers=auth(token),
         )
+        assert r.status_code < 300, r.text
+        yield client, pid, username
+
+
+async def test_wrong_passwords_are_limited(sqlite_database: str) -> None:
+    async with signed_up(sqlite_database, "Cat") as (client, pid, username):
         wrong = [
             await client.post("/api/sessions", json={"username": username, "password": "wrong-password"})
             for _ in range(3)
@@ -163,20 +173,7 @@ async def test_concurrent_wrong_passwords_get_exactly_the_budget(sqlite_database
     0f3e20e the budget was tested before the password check and charged after
     it failed, so concurrent guesses all passed the test: all 20 were checked.
     A right password hands its reservation back: it never uses up the budget."""
-    settings = test_settings(sqlite_database, rate_limits=True, sign_in_failures_per_username=3)
-    settings.sign_in_failures_per_address = 100
-    app = create_app(settings)
-    async with (
-        app.router.lifespan_context(app),
-        httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://dicecup.test") as client,
-    ):
-        pid, token = await new_profile(client, "Gil")
-        username = f"gil_{pid[:6]}".replace("-", "_")
-        await client.post(
-            "/api/profiles/me/credentials",
-            json={"username": username, "password": "right-password"},
-            headers=auth(token),
-        )
+    async with signed_up(sqlite_database, "Gil", sign_in_failures_per_address=100) as (client, _, username):
         for _ in range(5):  # right ones count for nothing
             right = await client.post("/api/sessions", json={"username": username, "password": "right-password"})
             assert right.status_code == 201
