@@ -3,13 +3,18 @@ the gauges, and the metrics token."""
 
 import random
 import re
+from collections.abc import AsyncIterator
+from pathlib import Path
 
 import httpx
+import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from app.config import Settings
+from app.db.migrate import upgrade_async
 from tests.conftest import test_settings
 from tests.live import eventually, server_in_thread
+from tests.services import postgres_url, throwaway_postgres
 from tests.table import Table, play
 from tests.wsclient import Player
 
@@ -45,10 +50,25 @@ async def scrape(http: httpx.AsyncClient, **headers: str) -> str:
     return r.text
 
 
-async def test_counters_move_with_play(app_settings: Settings) -> None:
-    async with running(app_settings) as (app, http):
+@pytest.fixture
+async def own_settings(database_url: str, tmp_path: Path) -> AsyncIterator[Settings]:
+    """A migrated database of the test's own: the session's holds other tests'
+    rooms, and any app's scheduler plays on their bots' due turns (counted in
+    this app's metrics too)."""
+    if database_url.startswith("sqlite"):
+        url = f"sqlite+aiosqlite:///{tmp_path / 'metrics.db'}"
+        await upgrade_async(url)
+        yield test_settings(url)
+    else:
+        async with throwaway_postgres(postgres_url()) as url:
+            await upgrade_async(url)
+            yield test_settings(url)
+
+
+async def test_counters_move_with_play(own_settings: Settings) -> None:
+    async with running(own_settings) as (app, http):
         app.state.metrics.rooms_ttl = 0  # count the rooms on every scrape
-        before = await scrape(http)  # the session's database has other tests' rooms
+        before = await scrape(http)
         table = Table(http)
         await table.create("yacht", "Ana", max_players=2)
         ben = await table.join("Ben")
