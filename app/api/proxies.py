@@ -12,7 +12,7 @@ app serve``; this middleware applies however the app is served.
 from __future__ import annotations
 
 from starlette.types import ASGIApp, Receive, Scope, Send
-from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware, _TrustedHosts
 
 
 class TrustedProxies:
@@ -37,6 +37,14 @@ class TrustedProxies:
         if self._inner is None:
             self._inner = self._build(scope)
         await self._inner(scope, receive, send)
+
+
+def trusted_peers(trusted: list[str]) -> _TrustedHosts:
+    """The peers of ``trusted`` (``DICECUP_TRUSTED_PROXIES``) for membership
+    tests (``peer in trusted_peers(...)``), matched as the middleware above
+    matches them (uvicorn's own matcher): the connection gate
+    (``app.api.ratelimit``) spares exactly the proxies whose headers are believed."""
+    return _TrustedHosts(trusted)
 
 
 def client_address(scope: Scope) -> str:

@@ -22,13 +22,13 @@ client in again (the ``Retry-After`` header of a 429).
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 from collections import Counter
 
 from app.config import Settings
 from app.rooms import DomainError
 
+from .proxies import trusted_peers
 from .windows import LocalWindows, RedisWindows, Step, Window, Windows
 
 log = logging.getLogger("dicecup.api")
@@ -69,7 +69,7 @@ class RateLimits:
         self._refused = Window("refused", settings.refusals_per_minute, 60.0)
         # the windows keyed by a client's address: a refusal of one is a strike against the address
         self._per_address = {w.name for w in (self._request, self._lookup, self._room, self._profile)}
-        self._proxies = _Addresses(settings.trusted_proxy_list)
+        self._proxies = trusted_peers(settings.trusted_proxy_list)
 
     async def _take(self, *steps: Step) -> None:
         """Take ``steps`` in one call; ``rate_limited`` (with ``retry_after``) at the first refused one."""
@@ -223,30 +223,3 @@ class RateLimits:
     def forget_socket(self, socket_id: int) -> None:
         """A closed socket's flood-guard window goes at once (not a second later)."""
         self._local.forget(self._message, str(socket_id))
-
-
-class _Addresses:
-    """Addresses and networks (``DICECUP_TRUSTED_PROXIES``), for membership tests."""
-
-    def __init__(self, items: list[str]) -> None:
-        self._all = "*" in items
-        self._literals: set[str] = set()
-        self._networks: list[ipaddress.IPv4Network | ipaddress.IPv6Network] = []
-        for item in items:
-            try:
-                self._networks.append(ipaddress.ip_network(item, strict=False))
-            except ValueError:
-                self._literals.add(item)
-
-    def __contains__(self, address: str) -> bool:
-        if self._all:
-            return True
-        if not self._networks and not self._literals:
-            return False
-        if address in self._literals:
-            return True
-        try:
-            ip = ipaddress.ip_address(address)
-        except ValueError:
-            return False
-        return any(ip in network for network in self._networks)
