@@ -92,21 +92,22 @@ class RateLimits:
         """``rate_limited`` when a seat acts faster than the configured rate;
         ``found_for``: the address whose lookup reservation this request holds
         (handed back in the same call)."""
-        action = Step("hit", self._action, player_id)
-        if found_for is None:
-            await self._take(action)
-        else:
-            await self._take(Step("refund", self._lookup, found_for), action)
+        await self._per_seat(self._action, player_id, found_for)
 
     async def check_chat(self, player_id: str, found_for: str | None = None) -> None:
         """``rate_limited`` past ``chat_per_minute`` chat messages and reactions
         from one seat (its own budget, apart from the actions'); ``found_for``
         as for :meth:`check_action`."""
-        chat = Step("hit", self._chat, player_id)
+        await self._per_seat(self._chat, player_id, found_for)
+
+    async def _per_seat(self, window: Window, player_id: str, found_for: str | None) -> None:
+        """One off the seat's ``window``, and the address's lookup reservation
+        handed back in the same call when ``found_for`` holds one."""
+        hit = Step("hit", window, player_id)
         if found_for is None:
-            await self._take(chat)
+            await self._take(hit)
         else:
-            await self._take(Step("refund", self._lookup, found_for), chat)
+            await self._take(Step("refund", self._lookup, found_for), hit)
 
     async def check_request(self, client: str, names_room: bool = False) -> None:
         """One off the address's request budget; for a request naming a room
