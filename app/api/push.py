@@ -5,7 +5,7 @@ address's budget; refusals in the order 404 (room), 413, 401/403, 429, 422."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
@@ -21,7 +21,7 @@ from .body import capped_body, parse, request_body
 from .deps import ServiceDep, SettingsDep, TokenDep
 from .ratelimit import RateLimits
 from .responses import ORJSONResponse
-from .routes import Code, PlayerId, per_address_budget
+from .routes import Code, PlayerId, _errors, per_address_budget
 
 router = APIRouter(
     prefix="/api",
@@ -66,10 +66,6 @@ class SubscriptionsOut(BaseModel):
 
 
 SUBSCRIPTION = TypeAdapter(PushSubscriptionBody)
-
-
-def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
-    return {code: {"model": schemas.Error} for code in codes}
 
 
 def _push(request: Request) -> PushService:
