@@ -238,13 +238,6 @@ class PushService:
             )
             return int(left.scalar_one())
 
-    async def count(self, player_id: str) -> int:
-        async with self.db.read() as session:
-            found = await session.execute(
-                select(func.count(PushSubscription.id)).where(PushSubscription.player_id == player_id)
-            )
-            return int(found.scalar_one())
-
     # -- turns starting ----------------------------------------------------------------------
 
     def watching(self, publisher: Publisher) -> Publisher:
