@@ -1,12 +1,11 @@
 """A chat message's text: normalized like a name (:mod:`app.rooms.names`:
 Unicode NFC, whitespace collapsed to single spaces and trimmed, no control or
 invisible characters), then held to :data:`MAX_GRAPHEMES` user-perceived
-characters and :data:`MAX_BYTES` bytes of UTF-8; and the fixed set of
-reactions."""
+characters and :data:`MAX_CODE_POINTS` code points (so at most
+:data:`MAX_BYTES` bytes of UTF-8); and the fixed set of reactions."""
 
 from __future__ import annotations
 
-from app.rooms.errors import DomainError
 from app.rooms.names import TextRule, normalize_text
 
 MAX_GRAPHEMES = 200
@@ -14,7 +13,7 @@ MAX_GRAPHEMES = 200
 MAX_CODE_POINTS = 400
 """And at most this many code points."""
 MAX_BYTES = 4 * MAX_CODE_POINTS
-"""And so at most this many bytes in UTF-8 (checked too: what the event log stores per message is bounded)."""
+"""And so at most this many bytes in UTF-8 (a code point is at most 4): what the event log stores per message."""
 MAX_INPUT = 1000
 """The longest text a request may carry, in code points, before normalizing (its size limit)."""
 
@@ -29,9 +28,4 @@ CHAT = TextRule(
 def normalize_chat(raw: str) -> str:
     """The message ``raw`` stands for, or a :class:`DomainError` (422) with
     ``chat_empty``, ``chat_too_long`` or ``chat_invalid``."""
-    text = normalize_text(raw, CHAT)
-    if len(text.encode()) > MAX_BYTES:
-        error = DomainError("chat_too_long", f"a chat message has at most {MAX_BYTES} bytes", status=422)
-        error.errors = [{"type": "chat_too_long", "loc": ["body", "text"], "msg": error.detail}]  # type: ignore[attr-defined]
-        raise error
-    return text
+    return normalize_text(raw, CHAT)
