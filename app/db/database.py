@@ -27,6 +27,7 @@ from sqlalchemy.pool import ConnectionPoolEntry
 from app.config import sqlite_path
 
 from .actions import Decide, Write, init_pg_connection, pg_act, reset_pg_connection, sqlite_act
+from .writelock import WriteLock
 
 
 def _sqlite_pragmas(dbapi_connection: Any, busy_timeout_ms: int) -> None:
@@ -93,7 +94,8 @@ class Database:
             read_engine = self.engine.execution_options(isolation_level="REPEATABLE READ")
         self._reader = async_sessionmaker(read_engine, expire_on_commit=False)
         self._writer = async_sessionmaker(write_engine, expire_on_commit=False)
-        self._write_lock = asyncio.Lock() if self.is_sqlite else None
+        # SQLite's one writer at a time, moves first (app.db.writelock).
+        self._write_lock = WriteLock() if self.is_sqlite else None
 
     @asynccontextmanager
     async def write(self) -> AsyncIterator[AsyncSession]:
@@ -103,7 +105,7 @@ class Database:
             async with self._writer() as session, session.begin():
                 yield session
             return
-        async with self._write_lock, self._writer() as session, session.begin():
+        async with self._write_lock.hold(move=False), self._writer() as session, session.begin():
             yield session
 
     async def act(self, code: str, player_id: str, client_id: str | None, decide: Decide) -> Write:
@@ -111,7 +113,7 @@ class Database:
         path of :mod:`app.db.actions`, on the driver's own connection."""
         if self._hot_sqlite is not None and self._write_lock is not None:
             conn = self._hot_sqlite
-            async with self._write_lock:
+            async with self._write_lock.hold(move=True):
                 return await asyncio.to_thread(sqlite_act, conn, code, player_id, client_id, decide)
         return await pg_act(await self._pg_pool(), code, player_id, client_id, decide)
 
