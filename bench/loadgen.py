@@ -59,12 +59,27 @@ class Stats:
     actions: int = 0
     errors: Counter[str] = field(default_factory=Counter)
     missed: int = 0  # open loop: a scheduled action found no room ready
+    warmup_actions: int = 0  # played before the clock (``stagger``), in no figure but the CPU per action
     anomalies: list[str] = field(default_factory=list)
     games: int = 0
     finished: int = 0
     elapsed: float = 0.0
     steps: dict[int, Stats] = field(default_factory=dict)  # open loop: one Stats per target rate
     rate: float | None = None
+    by_second: dict[int, Histogram] = field(default_factory=dict)
+    """Ack latencies by the second (from the first action) their slot fell in:
+    where a tail comes from, a steady spread or a few stalls."""
+    clock: float | None = None
+
+    def record_ack(self, sent: float, seconds: float) -> None:
+        self.ack.record(seconds)
+        if self.clock is None:
+            self.clock = sent
+        second = int(sent - self.clock)
+        histogram = self.by_second.get(second)
+        if histogram is None:
+            histogram = self.by_second[second] = Histogram()
+        histogram.record(seconds)
 
     def step(self, index: int, rate: float) -> Stats:
         if index not in self.steps:
@@ -82,10 +97,15 @@ class Stats:
             "fanout_cross_instance_ms": self.fanout_cross.summary(),
             "errors": dict(self.errors),
             "missed": self.missed,
+            "warmup_actions": self.warmup_actions,
             "games": self.games,
             "games_finished": self.finished,
             "anomalies": self.anomalies[:20],
             "elapsed_s": round(self.elapsed, 2),
+            "ack_p99_ms_by_second": [
+                self.by_second[s].summary().get("p99") if s in self.by_second else None
+                for s in range(max(self.by_second, default=-1) + 1)
+            ],
             "steps": [
                 {
                     "target_per_s": step.rate,
@@ -245,6 +265,7 @@ class Room:
     # (version of the action's first event, when it was sent), for every acked action:
     # the fan-out to sockets outside this generator (bench/hostile.py's watchers).
     sent: list[tuple[int, float]] = field(default_factory=list)
+    numbered: int = 0  # actions sent so far, for their ids (unique across calls of play)
 
     @property
     def members(self) -> list[Member]:
@@ -316,11 +337,13 @@ async def play(
     mode: str,
     baseline_actions: int | None,
     rematch: bool = False,
-) -> None:
+    limit: int | None = None,
+) -> dict[str, Any] | None:
     """Play the room's game, ``started`` (the room after its start), to the
     end; or, with no game (the baseline), ``baseline_actions`` echo actions.
     With ``rematch`` (open loop only), a finished game is followed by a new
-    one until the ramp is over."""
+    one until the ramp is over; with ``limit``, play stops after that many
+    actions. Returns the room as of the last action."""
     if started is not None:
         state = started
         first = started["version"] - 1
@@ -328,8 +351,7 @@ async def play(
         state, first = None, 1
     stats.games += 1
     done = 0
-    number = 0
-    while True:
+    while limit is None or done < limit:
         if baseline_actions is not None:
             if done >= baseline_actions:
                 break
@@ -353,8 +375,8 @@ async def play(
             break
         slot = taken[0] if taken is not None else None
         step = stats.step(taken[1], pacer.rates[taken[1]]) if taken is not None and pacer is not None else None
-        number += 1
-        action["id"] = f"{room.code}-{number}"
+        room.numbered += 1
+        action["id"] = f"{room.code}-{room.numbered}"
         sent = slot if slot is not None else time.perf_counter()
         if mode == "rest" and baseline_actions is None:
             token = room.tokens[actor.player_id or ""]
@@ -371,7 +393,7 @@ async def play(
             if reply.get("code") == "rate_limited":  # rate limits on (bench.run hostile): 5 retries/s at most,
                 await asyncio.sleep(0.2)  # well under the flood limit of 40 messages/s per socket
             continue
-        stats.ack.record(acked - sent)
+        stats.record_ack(sent, acked - sent)
         stats.actions += 1
         if step is not None:
             step.ack.record(acked - sent)
@@ -405,6 +427,7 @@ async def play(
         problem = member.check(first, last)
         if problem:
             stats.anomalies.append(f"room {room.code}: {problem}")
+    return state
 
 
 async def run_games(
@@ -421,6 +444,7 @@ async def run_games(
     address: Callable[[int], str] | None = None,
     rematch: bool = False,
     during: Callable[[list[Room]], AbstractAsyncContextManager[Any]] | None = None,
+    stagger: int = 0,
 ) -> Stats:
     """Create the rooms, then play every game at once (closed loop, or open
     loop at ``rates`` actions/s, each for ``step`` seconds).
@@ -430,7 +454,10 @@ async def run_games(
     per-address limits on sees many clients. ``rematch``: open loop, a
     finished game is followed by another until the ramp ends. ``during``: a
     context entered with the rooms once every game has started, before the
-    clock, and left when play ends (bench/hostile.py)."""
+    clock, and left when play ends (bench/hostile.py). ``stagger``: before
+    the clock, each room plays a random 0 to ``stagger - 1`` actions of its
+    game, unmeasured, so that the games do not all end (and the next ones
+    start) in the same few seconds, as they never would on a real server."""
     ws_urls = [u.replace("http://", "ws://") for u in urls]
     stats = Stats()
     limits = httpx.Limits(max_connections=200, max_keepalive_connections=200)
@@ -468,6 +495,29 @@ async def run_games(
             games: list[dict[str, Any] | None] = [None] * len(made)
             if baseline_actions is None:
                 games = list(await asyncio.gather(*(start_game(room, room.http or http) for room in made)))
+            if stagger and baseline_actions is None:
+                shuffle = random.Random(seed)
+                warmup = Stats()
+                games = list(
+                    await asyncio.gather(
+                        *(
+                            play(
+                                room,
+                                game,
+                                warmup,
+                                random.Random(seed * 7 + i),
+                                None,
+                                room.http or http,
+                                mode,
+                                None,
+                                limit=shuffle.randrange(stagger),
+                            )
+                            for i, (room, game) in enumerate(zip(made, games, strict=True))
+                        )
+                    )
+                )
+                stats.warmup_actions = warmup.actions
+                stats.anomalies += warmup.anomalies
             pacer = Pacer(rates, step) if rates else None
             async with during(made) if during is not None else nullcontext():
                 # The generator's own collector pauses would count as the server's

@@ -73,9 +73,25 @@ def instances(kind: str, args: argparse.Namespace, **settings: str) -> Iterator[
         upgrade(url)
         redis = args.redis if kind == "redis" else None
         count = 2 if kind == "redis" else 1
+        cpus = server_cpus(getattr(args, "server_cpus", 0))
         yield [
-            stack.enter_context(servers.dicecup(url, redis, migrate_on_start="false", **settings)) for _ in range(count)
+            stack.enter_context(servers.dicecup(url, redis, cpus, migrate_on_start="false", **settings))
+            for _ in range(count)
         ]
+
+
+def server_cpus(count: int) -> set[int] | None:
+    """``--server-cpus N``: the server(s) on the first N of this process's
+    CPUs, and this process (the load generator) and every process it starts
+    after this call (the hostile clients) on the others, as when each runs
+    on machines of its own. None (0): everyone shares every CPU."""
+    if not count:
+        return None
+    cpus = sorted(os.sched_getaffinity(0))
+    if count >= len(cpus):
+        raise SystemExit(f"--server-cpus {count} leaves none of the {len(cpus)} CPUs for the clients")
+    os.sched_setaffinity(0, set(cpus[count:]))
+    return set(cpus[:count])
 
 
 def ratio(ours: dict[str, Any], base: dict[str, Any], key: str) -> float | None:
@@ -88,12 +104,13 @@ def ratio(ours: dict[str, Any], base: dict[str, Any], key: str) -> float | None:
 def cpu_per_action(found: list[servers.Server], out: dict[str, Any]) -> Iterator[None]:
     """CPU milliseconds per committed action of the server process(es), of this
     load generator and of PostgreSQL, over the block; ``out`` must hold the
-    block's report (its ``actions``) when the block ends."""
+    block's report (its ``actions``, and ``warmup_actions``, played unmeasured
+    but on the same CPU clocks) when the block ends."""
     server = sum(s.cpu_s() for s in found)
     client = time.process_time()
     database = servers.postgres_cpu_s()
     yield
-    actions = max(1, out["report"]["actions"])
+    actions = max(1, out["report"]["actions"] + out["report"].get("warmup_actions", 0))
     out["report"]["cpu_ms_per_action"] = {
         "server": round(1000 * (sum(s.cpu_s() for s in found) - server) / actions, 3),
         "load_generator": round(1000 * (time.process_time() - client) / actions, 3),
@@ -253,6 +270,9 @@ def hostile_scenario(args: argparse.Namespace) -> dict[str, Any]:
         "rooms": args.rooms,
         "seats": args.seats,
         "spectators": args.spectators,
+        "server_cpus": args.server_cpus or "shared",
+        "hostile_nice": args.hostile_nice,
+        "stagger": args.stagger,
     }
 
     def players(phase: int, rate: float | None, during: Any = None) -> dict[str, Any]:
@@ -271,6 +291,7 @@ def hostile_scenario(args: argparse.Namespace) -> dict[str, Any]:
                     address=lambda i: hostile.player_address(phase, i),
                     rematch=rate is not None,
                     during=during,
+                    stagger=args.stagger if rate is not None else 0,
                 )
             ).report()
         return dict(out["report"])
@@ -370,6 +391,9 @@ def print_hostile(result: dict[str, Any]) -> None:
         )
     for name in ("quiet", "hostile"):
         print(f"{name}: cores used while the clock ran: {result[name]['cores_during_clock']}")
+    for name in ("quiet", "hostile"):
+        seconds = ", ".join("-" if p is None else f"{p:.0f}" for p in result[name]["ack_p99_ms_by_second"])
+        print(f"{name}: ack p99 ms by second: {seconds}")
     series = result["hostile"]["rss_kib_series"]
     print(
         "hostile: RSS MB every ~5 s from the hostile clients' start: "
@@ -467,6 +491,20 @@ def build_parser() -> argparse.ArgumentParser:
     hostile.add_argument("--hostile-addresses", type=int, default=4, help="loopback addresses of each hostile kind")
     hostile.add_argument("--pause", type=float, default=1.0, help="seconds a hostile client waits after a refusal")
     hostile.add_argument("--warmup", type=float, default=3.0, help="seconds of attack before the clock")
+    hostile.add_argument(
+        "--stagger",
+        type=int,
+        default=150,
+        help="before the clock, each room plays a random 0 to N-1 actions of its game (unmeasured), so that the "
+        "games end at different times (0: all 100 games end, and the next start, within the same few seconds)",
+    )
+    hostile.add_argument(
+        "--server-cpus",
+        type=int,
+        default=0,
+        help="the server on this many CPUs of its own, the load generator and the hostile clients on the rest "
+        "(0: all share every CPU)",
+    )
     hostile.add_argument(
         "--hostile-nice",
         type=int,

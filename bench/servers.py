@@ -98,12 +98,18 @@ def _wait(url: str, process: subprocess.Popen[bytes], log: Path) -> None:
 
 
 @contextmanager
-def _process(args: list[str], env: dict[str, str], health: str, port: int) -> Iterator[Server]:
+def _process(
+    args: list[str], env: dict[str, str], health: str, port: int, cpus: set[int] | None = None
+) -> Iterator[Server]:
     log = Path(f"/tmp/dicecup-bench-{port}.log")
+
+    def prepare() -> None:
+        raise_open_files()
+        if cpus:  # before exec: every thread the server makes inherits it
+            os.sched_setaffinity(0, cpus)
+
     with log.open("wb") as out:
-        process = subprocess.Popen(
-            args, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, preexec_fn=raise_open_files
-        )
+        process = subprocess.Popen(args, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, preexec_fn=prepare)
     try:
         _wait(f"http://127.0.0.1:{port}{health}", process, log)
         yield Server(process.pid, f"http://127.0.0.1:{port}")
@@ -116,8 +122,11 @@ def _process(args: list[str], env: dict[str, str], health: str, port: int) -> It
 
 
 @contextmanager
-def dicecup(database_url: str, redis_url: str | None = None, **settings: str) -> Iterator[Server]:
-    """One Dicecup instance (``python -m app serve``), rate limits off."""
+def dicecup(
+    database_url: str, redis_url: str | None = None, cpus: set[int] | None = None, **settings: str
+) -> Iterator[Server]:
+    """One Dicecup instance (``python -m app serve``), rate limits off; with
+    ``cpus``, on those CPUs only."""
     port = free_port()
     env = {
         **os.environ,
@@ -130,7 +139,8 @@ def dicecup(database_url: str, redis_url: str | None = None, **settings: str) ->
     env.pop("DICECUP_REDIS_URL", None)
     if redis_url:
         env["DICECUP_REDIS_URL"] = redis_url
-    with _process([sys.executable, "-m", "app", "serve", "--port", str(port)], env, "/api/health", port) as server:
+    command = [sys.executable, "-m", "app", "serve", "--port", str(port)]
+    with _process(command, env, "/api/health", port, cpus) as server:
         yield server
 
 
