@@ -518,6 +518,7 @@ async def run_games(
                 )
                 stats.warmup_actions = warmup.actions
                 stats.anomalies += warmup.anomalies
+                await asyncio.sleep(1.0)  # the seats' per-second action budgets refill
             pacer = Pacer(rates, step) if rates else None
             async with during(made) if during is not None else nullcontext():
                 # The generator's own collector pauses would count as the server's
