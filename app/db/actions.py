@@ -167,9 +167,23 @@ def _loads(text: str | None) -> Any:
     return None if text is None else orjson.loads(text)
 
 
-def sqlite_act(conn: sqlite3.Connection, code: str, player_id: str, client_id: str | None, decide: Decide) -> Write:
-    """Load, decide and store in one ``BEGIN IMMEDIATE`` transaction (run it off the event loop)."""
-    conn.execute("BEGIN IMMEDIATE")
+class WouldWait(Exception):
+    """Another process holds SQLite's write lock (``sqlite_act`` with ``wait=False``): nothing was done."""
+
+
+def sqlite_act(
+    conn: sqlite3.Connection, code: str, player_id: str, client_id: str | None, decide: Decide, wait: bool = True
+) -> Write:
+    """Load, decide and store in one ``BEGIN IMMEDIATE`` transaction. With
+    ``wait`` false the connection's busy timeout must be 0: if another
+    process holds the database's write lock, :class:`WouldWait` is raised
+    at once, before anything is read."""
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as error:
+        if not wait and error.sqlite_errorcode in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+            raise WouldWait(str(error)) from error
+        raise
     try:
         row = conn.execute(_SQLITE_ROOM, (code,)).fetchone()
         loaded = Loaded(None, None, [], False)

@@ -26,7 +26,8 @@ from sqlalchemy.pool import ConnectionPoolEntry
 
 from app.config import sqlite_path
 
-from .actions import Decide, Write, init_pg_connection, pg_act, reset_pg_connection, sqlite_act
+from .actions import Decide, WouldWait, Write, init_pg_connection, pg_act, reset_pg_connection, sqlite_act
+from .checkpoints import Checkpointer
 from .writelock import WriteLock
 
 
@@ -62,6 +63,7 @@ class Database:
 
     def __init__(self, url: str, *, busy_timeout_ms: int = 10_000, echo: bool = False, **engine_args: Any) -> None:
         self.url = url
+        self._busy_timeout_ms = busy_timeout_ms
         self.is_sqlite = url.startswith("sqlite")
         if self.is_sqlite:
             path = sqlite_path(url)
@@ -76,15 +78,23 @@ class Database:
         self.engine = create_async_engine(url, echo=echo, **engine_args)
         write_engine = self.engine
         self._hot_sqlite: sqlite3.Connection | None = None
+        self.checkpointer: Checkpointer | None = None
         self._hot_pg: asyncpg.Pool | None = None
         self._hot_pg_opening = asyncio.Lock()
         if self.is_sqlite:
             _configure_sqlite(self.engine.sync_engine, busy_timeout_ms)
             write_engine = self.engine.execution_options(sqlite_begin="IMMEDIATE")
             # The actions' connection (see app/db/actions.py): a plain sqlite3
-            # connection used from a worker thread, one hop per transaction.
-            self._hot_sqlite = sqlite3.connect(str(sqlite_path(url)), check_same_thread=False, isolation_level=None)
+            # connection, used on the event loop (see act).
+            hot_path = sqlite_path(url)
+            assert hot_path is not None  # refused above
+            self._hot_sqlite = sqlite3.connect(str(hot_path), check_same_thread=False, isolation_level=None)
             _sqlite_pragmas(self._hot_sqlite, busy_timeout_ms)
+            # Its WAL is checkpointed by the Checkpointer, off the moves' path (app.db.checkpoints).
+            self._hot_sqlite.execute("PRAGMA wal_autocheckpoint=0")
+            # Moves run on the event loop: never wait there for another process's lock (see act).
+            self._hot_sqlite.execute("PRAGMA busy_timeout=0")
+            self.checkpointer = Checkpointer(hot_path)
         # Reads see one snapshot: under PostgreSQL's default READ COMMITTED each
         # statement would see the commits made before it, so a room view read
         # in two statements could pair a room row from before a commit with a
@@ -110,12 +120,37 @@ class Database:
 
     async def act(self, code: str, player_id: str, client_id: str | None, decide: Decide) -> Write:
         """Load a room for an action, ``decide`` its write, store it: the hot
-        path of :mod:`app.db.actions`, on the driver's own connection."""
+        path of :mod:`app.db.actions`, on the driver's own connection.
+
+        On SQLite the move runs on the event loop itself, under the
+        instance's write lock: about 0.3 ms of SQLite's work in memory (no
+        sync at commit in WAL mode with ``synchronous=NORMAL``, and the
+        checkpoints are the :class:`Checkpointer`'s), where a hop to a worker
+        thread and back waited up to 8 ms for the thread on a busy machine
+        (bench/RESULTS.md). The connection's busy timeout is 0: when another
+        process (a second worker, a backup) holds the database's write lock,
+        the move goes to a worker thread instead and waits there, with the
+        configured timeout, as every move used to."""
         if self._hot_sqlite is not None and self._write_lock is not None:
             conn = self._hot_sqlite
+            if self.checkpointer is not None:
+                self.checkpointer.start()
             async with self._write_lock.hold(move=True):
-                return await asyncio.to_thread(sqlite_act, conn, code, player_id, client_id, decide)
+                try:
+                    return sqlite_act(conn, code, player_id, client_id, decide, wait=False)
+                except WouldWait:
+                    return await asyncio.to_thread(self._sqlite_act_waiting, conn, code, player_id, client_id, decide)
         return await pg_act(await self._pg_pool(), code, player_id, client_id, decide)
+
+    def _sqlite_act_waiting(
+        self, conn: sqlite3.Connection, code: str, player_id: str, client_id: str | None, decide: Decide
+    ) -> Write:
+        """In a worker thread: the move, waiting up to the busy timeout for the database's write lock."""
+        conn.execute(f"PRAGMA busy_timeout={self._busy_timeout_ms}")
+        try:
+            return sqlite_act(conn, code, player_id, client_id, decide)
+        finally:
+            conn.execute("PRAGMA busy_timeout=0")
 
     async def open(self) -> None:
         """Open the actions' connections now (PostgreSQL), so that the first
@@ -148,6 +183,8 @@ class Database:
         if self._hot_pg is not None:
             await self._hot_pg.close()
             self._hot_pg = None
+        if self.checkpointer is not None:
+            await self.checkpointer.close()
         if self._hot_sqlite is not None:
             self._hot_sqlite.close()
             self._hot_sqlite = None

@@ -1,8 +1,13 @@
 """The Database's sessions: a read session sees one snapshot on both databases."""
 
+import asyncio
+import sqlite3
+import threading
+
 import pytest
 from sqlalchemy import select, update
 
+from app.config import sqlite_path
 from app.db.database import Database
 from app.db.models import Room
 from app.rooms.service import RoomService
@@ -30,3 +35,59 @@ async def test_a_read_sees_one_snapshot_while_a_write_commits(database_url) -> N
 def test_an_in_memory_sqlite_database_is_refused() -> None:
     with pytest.raises(ValueError, match="in-memory SQLite"):
         Database("sqlite+aiosqlite:///:memory:")
+
+
+async def test_a_sqlite_move_runs_on_the_event_loop(sqlite_database: str) -> None:
+    """No worker-thread hop for a move (app.db.database, Database.act)."""
+    from .test_actions import started_room, write_one_event
+
+    db = Database(sqlite_database)
+    try:
+        code, player = await started_room(RoomService(db))
+        threads: list[int] = []
+
+        def decide(loaded):
+            threads.append(threading.get_ident())
+            return write_one_event(loaded, player)
+
+        await db.act(code, player, None, decide)
+        assert threads == [threading.get_ident()]
+    finally:
+        await db.dispose()
+
+
+async def test_a_sqlite_move_waits_in_a_thread_while_another_process_holds_the_write_lock(sqlite_database: str) -> None:
+    """The moves' connection never waits on the event loop: another
+    connection (as another process would) holds SQLite's write lock, the move
+    waits for it in a worker thread while the loop goes on, then lands."""
+    from .test_actions import started_room, write_one_event
+
+    db = Database(sqlite_database, busy_timeout_ms=5_000)
+    other = sqlite3.connect(str(sqlite_path(sqlite_database)), isolation_level=None)
+    try:
+        code, player = await started_room(RoomService(db))
+        threads: list[int] = []
+
+        def decide(loaded):
+            threads.append(threading.get_ident())
+            return write_one_event(loaded, player)
+
+        other.execute("BEGIN IMMEDIATE")
+        move = asyncio.create_task(db.act(code, player, None, decide))
+        ticks = 0
+        for _ in range(20):  # the loop keeps running while the move waits
+            await asyncio.sleep(0.01)
+            ticks += 1
+        assert ticks == 20 and not move.done()
+        other.execute("COMMIT")
+        write = await asyncio.wait_for(move, 5)
+        assert threads and threads[-1] != threading.get_ident()  # it went to a worker thread
+        async with db.read() as session:
+            version = (await session.execute(select(Room.version).where(Room.code == code))).scalar_one()
+        assert version == write.room.version
+        # and the next move is back on the loop, with the connection's timeout back at 0
+        await db.act(code, player, None, decide)
+        assert threads[-1] == threading.get_ident()
+    finally:
+        other.close()
+        await db.dispose()
