@@ -17,7 +17,7 @@ import random
 import re
 
 import httpx
-from playwright.async_api import Page, expect
+from playwright.async_api import FloatRect, Locator, Page, expect
 
 from ..table import choose
 from .test_client import Console, browser, create_room, join_room, live, open_page, shots  # noqa: F401  (fixtures)
@@ -62,6 +62,18 @@ async def play_again_on_first_screen(page: Page, size: dict[str, int]) -> None:
     await no_sideways_scroll(page, size)
 
 
+async def settled_box(locator: Locator) -> FloatRect:
+    """The element's box once it is laid out: ``bounding_box`` does not wait,
+    and an event that arrives meanwhile (the bot accepting the next game)
+    redraws the end screen, so for a moment there is no box."""
+    for _ in range(100):
+        box = await locator.bounding_box()
+        if box is not None:
+            return box
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"{locator} has no box after 5 s")
+
+
 async def check_pad(page: Page, size: dict[str, int], room: dict) -> None:
     """The score pad: a column per game, a series total per player (the sum over the games)."""
     pad = page.locator("#score-pad")
@@ -73,16 +85,16 @@ async def check_pad(page: Page, size: dict[str, int], room: dict) -> None:
         assert line["total"] == total
         await expect(pad.locator(f"tr[data-player='{line['player_id']}'] td.pad-total")).to_have_text(str(total))
     # the pad stays inside its box (which may scroll sideways, and then says so); the page does not
-    scroller = await page.locator("#pad-scroll").bounding_box()
-    assert scroller is not None and scroller["x"] >= 0 and scroller["x"] + scroller["width"] <= size["width"]
+    scroller = await settled_box(page.locator("#pad-scroll"))
+    assert scroller["x"] >= 0 and scroller["x"] + scroller["width"] <= size["width"]
     await no_sideways_scroll(page, size)
     overflow = await page.locator("#pad-scroll").evaluate("(n) => n.scrollWidth > n.clientWidth + 1")
     await expect(page.locator("#pad-hint")).to_be_visible() if overflow else await expect(
         page.locator("#pad-hint")
     ).to_be_hidden()
     # the series total column is held in view
-    total_cell = await page.locator("#score-pad tbody td.pad-total").first.bounding_box()
-    assert total_cell is not None and total_cell["x"] + total_cell["width"] <= scroller["x"] + scroller["width"] + 1
+    total_cell = await settled_box(page.locator("#score-pad tbody td.pad-total").first)
+    assert total_cell["x"] + total_cell["width"] <= scroller["x"] + scroller["width"] + 1
 
 
 @sizes
