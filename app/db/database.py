@@ -137,9 +137,12 @@ class Database:
                 self.checkpointer.start()
             async with self._write_lock.hold(move=True):
                 try:
-                    return sqlite_act(conn, code, player_id, client_id, decide, wait=False)
+                    write = sqlite_act(conn, code, player_id, client_id, decide, wait=False)
                 except WouldWait:
-                    return await asyncio.to_thread(self._sqlite_act_waiting, conn, code, player_id, client_id, decide)
+                    write = await asyncio.to_thread(self._sqlite_act_waiting, conn, code, player_id, client_id, decide)
+            if self.checkpointer is not None:
+                self.checkpointer.wrote()
+            return write
         return await pg_act(await self._pg_pool(), code, player_id, client_id, decide)
 
     def _sqlite_act_waiting(
