@@ -1,4 +1,4 @@
-"""The Database's sessions: a read session sees one snapshot on both databases."""
+"""The Database: a read session sees one snapshot on both databases; a SQLite move runs on the event loop, and waits in a thread only for another process."""
 
 import asyncio
 import sqlite3
@@ -8,9 +8,12 @@ import pytest
 from sqlalchemy import select, update
 
 from app.config import sqlite_path
+from app.db.actions import Loaded, Write
 from app.db.database import Database
 from app.db.models import Room
 from app.rooms.service import RoomService
+
+from .test_actions import started_room, write_one_event
 
 
 async def test_a_read_sees_one_snapshot_while_a_write_commits(database_url) -> None:
@@ -37,19 +40,23 @@ def test_an_in_memory_sqlite_database_is_refused() -> None:
         Database("sqlite+aiosqlite:///:memory:")
 
 
+def noting_threads(player: str, threads: list[int]):
+    """A made-up move (``write_one_event``) that notes the thread it is decided on."""
+
+    def decide(loaded: Loaded) -> Write:
+        threads.append(threading.get_ident())
+        return write_one_event(loaded, player)
+
+    return decide
+
+
 async def test_a_sqlite_move_runs_on_the_event_loop(sqlite_database: str) -> None:
     """No worker-thread hop for a move (app.db.database, Database.act)."""
-    from .test_actions import started_room, write_one_event
-
     db = Database(sqlite_database)
     try:
         code, player = await started_room(RoomService(db))
         threads: list[int] = []
-
-        def decide(loaded):
-            threads.append(threading.get_ident())
-            return write_one_event(loaded, player)
-
+        decide = noting_threads(player, threads)
         await db.act(code, player, None, decide)
         assert threads == [threading.get_ident()]
     finally:
@@ -60,18 +67,12 @@ async def test_a_sqlite_move_waits_in_a_thread_while_another_process_holds_the_w
     """The moves' connection never waits on the event loop: another
     connection (as another process would) holds SQLite's write lock, the move
     waits for it in a worker thread while the loop goes on, then lands."""
-    from .test_actions import started_room, write_one_event
-
     db = Database(sqlite_database, busy_timeout_ms=5_000)
     other = sqlite3.connect(str(sqlite_path(sqlite_database)), isolation_level=None)
     try:
         code, player = await started_room(RoomService(db))
         threads: list[int] = []
-
-        def decide(loaded):
-            threads.append(threading.get_ident())
-            return write_one_event(loaded, player)
-
+        decide = noting_threads(player, threads)
         other.execute("BEGIN IMMEDIATE")
         move = asyncio.create_task(db.act(code, player, None, decide))
         ticks = 0
