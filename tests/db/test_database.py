@@ -1,4 +1,6 @@
-"""The Database: a read session sees one snapshot on both databases; a SQLite move runs on the event loop, and waits in a thread only for another process."""
+"""The Database: a read session sees one snapshot on both databases; a
+SQLite move runs on the event loop, and waits in a thread only for another
+process."""
 
 import asyncio
 import sqlite3
