@@ -41,10 +41,13 @@ def reset_peak(pid: int) -> None:
 
 
 async def close_code(url: str, *messages, **connect) -> int:
+    """The code the server closes with, after ``messages``. The close can
+    come while a long message is still being sent (the server refuses a frame
+    from its header): then the send is what sees it."""
     async with websockets.connect(url, **connect) as ws:
-        for message in messages:
-            await ws.send(message if isinstance(message, str) else json.dumps(message))
         with pytest.raises(websockets.ConnectionClosed) as closed:
+            for message in messages:
+                await ws.send(message if isinstance(message, str) else json.dumps(message))
             while True:
                 await asyncio.wait_for(ws.recv(), 5)
         assert closed.value.rcvd is not None
