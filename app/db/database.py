@@ -89,11 +89,11 @@ class Database:
             hot_path = sqlite_path(url)
             assert hot_path is not None  # refused above
             self._hot_sqlite = sqlite3.connect(str(hot_path), check_same_thread=False, isolation_level=None)
-            _sqlite_pragmas(self._hot_sqlite, busy_timeout_ms)
+            # Moves run on the event loop: busy timeout 0, never wait there for
+            # another process's lock (see act).
+            _sqlite_pragmas(self._hot_sqlite, 0)
             # Its WAL is checkpointed by the Checkpointer, off the moves' path (app.db.checkpoints).
             self._hot_sqlite.execute("PRAGMA wal_autocheckpoint=0")
-            # Moves run on the event loop: never wait there for another process's lock (see act).
-            self._hot_sqlite.execute("PRAGMA busy_timeout=0")
             self.checkpointer = Checkpointer(hot_path)
         # Reads see one snapshot: under PostgreSQL's default READ COMMITTED each
         # statement would see the commits made before it, so a room view read
