@@ -56,8 +56,11 @@ lint: $(STAMP)
 	$(BIN)/mypy app
 	$(BIN)/mypy --strict clients/python/dicecup_client
 
+# On every core (at most 4 workers; pytest-xdist), a test file per worker at a
+# time: its module fixtures (live servers, a browser) are set up once.
+# PYTEST_ARGS="-n 0" runs it in one process.
 test: lint $(JS_STAMP)
-	$(BIN)/pytest $(PYTEST_ARGS)
+	$(BIN)/pytest -n auto --maxprocesses 4 --dist loadfile $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -9,6 +9,7 @@ import os
 import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 import pytest
@@ -33,11 +34,17 @@ def postgres_url() -> str:
 
 
 def redis_url() -> str:
+    """DICECUP_TEST_REDIS_URL; under pytest-xdist, each worker gets a database
+    of its own (the URL's number plus the worker's), so that one worker's
+    keys (presence, rate-limit windows) never meet another's."""
     url = os.environ.get("DICECUP_TEST_REDIS_URL")
     if not url:
         unavailable("DICECUP_TEST_REDIS_URL is not set: Redis tests skipped")
     assert url is not None
-    return url
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    parts = urlsplit(url)
+    database = int(parts.path.strip("/") or 0) + int(worker.removeprefix("gw"))
+    return urlunsplit(parts._replace(path=f"/{database}"))
 
 
 def _plain(url: str) -> str:
