@@ -28,6 +28,7 @@ from typing import Any
 import httpx
 import pytest
 import schemathesis
+from argon2 import PasswordHasher
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
@@ -40,6 +41,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from app.main import create_app
+from app.profiles import passwords
 
 from ..conftest import test_settings
 from ..live import LiveServer, server_in_thread
@@ -225,6 +227,18 @@ VARIANTS = {
     ),
 }
 ADDRESSES = itertools.count(1)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def cheap_password_hashes() -> Iterator[None]:
+    """Argon2id at its lowest cost for this file's servers (they run in this process): what is
+    checked here is the document, not the hash, and at the production cost (about 0.2 s a hash on
+    two cores) the sign-ins and credentials alone took a third of the file's time."""
+    cheap = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(passwords, "_HASHER", cheap)
+        patch.setattr(passwords, "_DUMMY", cheap.hash("dicecup: no such user"))
+        yield
 
 
 @pytest.fixture(scope="module", params=list(VARIANTS))
