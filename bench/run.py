@@ -529,10 +529,12 @@ def main(argv: list[str] | None = None) -> None:
         "command": "python -m bench.run " + " ".join(sys.argv[1:] if argv is None else argv),
         "commit": commit(),
         "machine": machine(),
+        "strategy_tables": servers.strategy_tables(),
         "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "result": result,
     }
     print_table(args.scenario, result)
+    print(f"strategy tables the server found: {', '.join(report['strategy_tables']) or 'none'}")
     path = args.json or Path("bench/results") / f"{args.scenario}-{time.strftime('%Y%m%d-%H%M%S')}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(report, indent=2) + "\n")

@@ -121,6 +121,16 @@ def _process(
             process.kill()
 
 
+def strategy_tables() -> list[str]:
+    """The strategy tables a bench server finds (``DICECUP_STRATEGY_DIR``, else
+    ``data/strategy`` of the checkout, where ``make run`` solves them). With
+    a variant's table, each of its finished games is analysed on the server
+    at once, which costs a large share of its CPU (RESULTS.md), so every
+    report says which were there."""
+    folder = ROOT / os.environ.get("DICECUP_STRATEGY_DIR", "data/strategy")
+    return sorted(p.name for p in folder.glob("*.npy") if not p.name.endswith("-variance.npy"))
+
+
 @contextmanager
 def dicecup(
     database_url: str, redis_url: str | None = None, cpus: set[int] | None = None, **settings: str
