@@ -165,6 +165,13 @@ class Settings(BaseSettings):
         1000, ge=1, description="pushes waiting to be sent; past it a push is dropped (counted in /metrics)"
     )
     push_timeout: float = Field(10.0, gt=0, description="seconds a push service has to answer one push")
+    push_drain_seconds: float = Field(
+        5.0,
+        ge=0,
+        le=60,
+        description="at shutdown, seconds to go on sending the pushes already queued; "
+        "what is left then is dropped (counted in /metrics)",
+    )
     push_ttl_untimed: int = Field(
         86_400,
         ge=0,

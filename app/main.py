@@ -100,6 +100,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 allow_http=config.push_allow_http,
                 queue_size=config.push_queue_size,
                 timeout=config.push_timeout,
+                drain=config.push_drain_seconds,
                 ttl_untimed=config.push_ttl_untimed,
                 on_outcome=metrics.push,
             )

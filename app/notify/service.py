@@ -138,6 +138,7 @@ class PushService:
         allow_http: bool = False,
         queue_size: int = 1000,
         timeout: float = 10.0,
+        drain: float = 5.0,
         ttl_untimed: int = 86_400,
         on_outcome: Callable[[str], None] | None = None,
     ) -> None:
@@ -148,6 +149,8 @@ class PushService:
         self.allowed_hosts = list(allowed_hosts)
         self.allow_http = allow_http
         self.timeout = timeout
+        self.drain = drain
+        """At :meth:`close`, seconds to go on sending what is queued."""
         self.ttl_untimed = ttl_untimed
         self.on_outcome = on_outcome
         """Told each turn's outcome: ``sent``, ``gone``, ``failed``, ``dropped``, ``connected`` (the metrics)."""
@@ -166,6 +169,20 @@ class PushService:
         self._workers = [asyncio.create_task(self._work(), name=f"push-{i}") for i in range(WORKERS)]
 
     async def close(self) -> None:
+        """Stop. The pushes already queued (a turn that started just before
+        a deploy's restart) are sent first, for at most ``drain`` seconds;
+        those still waiting then are dropped and counted, and a send under
+        way is cut short."""
+        if self._workers and self.drain > 0:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self.drain):
+                    await self.idle()
+        if left := self.queue.qsize():
+            log.warning("stopping: dropped %d queued turn pushes", left)
+            self._count("dropped", left)
+            while not self.queue.empty():
+                self.queue.get_nowait()
+                self.queue.task_done()
         for task in [*self._workers, *self._tasks]:
             task.cancel()
         for task in [*self._workers, *self._tasks]:

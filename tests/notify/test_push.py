@@ -6,6 +6,7 @@ instances see it, a gone subscription deleted, and bad input refused."""
 import asyncio
 import random
 import re
+import socket
 import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -18,6 +19,7 @@ from app.db import Database, Room
 from app.db.models import PushKey, PushSubscription
 from app.main import create_app
 from app.notify import PushService, load_keys
+from app.notify.service import WORKERS, Turn
 from app.realtime import Hub, RedisBus
 from app.rooms.service import RoomReader
 from bench.loadgen import choose
@@ -239,6 +241,65 @@ async def test_a_turn_seen_by_two_instances_is_pushed_once(postgres_database: st
             await push.close()
             await hub.close()
             await db.dispose()
+
+
+# -- (b2) a server stopping -------------------------------------------------------------------------
+
+
+async def _turns_of_subscribed_seats(http: httpx.AsyncClient, subscriptions: list[dict[str, Any]]) -> list[Turn]:
+    """A room per subscription, its second seat subscribed: the turn that
+    would start next for each (one turn per seat, since a seat's later turn
+    supersedes its earlier one's push)."""
+    turns = []
+    for subscription in subscriptions:
+        table, _ana, ben = await seated(http)
+        r = await http.put(push_path(table, ben), json=subscription, headers=table.auth(table.tokens[ben]))
+        assert r.status_code == 200, r.text
+        turns.append(Turn(table.code, ben, (await table.room())["version"] + 1, 1, None))
+    return turns
+
+
+async def test_pushes_queued_when_the_server_stops_are_sent_first(
+    app_http: tuple[Any, httpx.AsyncClient], receiver: Receiver
+) -> None:
+    """A deploy's restart right after eight turns started: all eight pushes
+    still go out (they used to be cancelled with the senders)."""
+    app, http = app_http
+    names = [f"phone-{i}" for i in range(8)]
+    turns = await _turns_of_subscribed_seats(http, [receiver.browser(name).subscription() for name in names])
+    push: PushService = app.state.push
+    for turn in turns:
+        assert push.offer(turn)
+    await push.close()  # at once, as the lifespan's shutdown does
+    assert [len(receiver.to(name)) for name in names] == [1] * 8
+    assert push.outcomes.get("sent") == 8 and "dropped" not in push.outcomes
+
+
+async def test_the_drain_at_shutdown_is_bounded(database_url: str, receiver: Receiver) -> None:
+    """A push service that never answers cannot hold the shutdown past
+    DICECUP_PUSH_DRAIN_SECONDS: what is still queued then is dropped and counted."""
+    with socket.socket() as silent:  # accepts connections (the backlog), never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(64)
+        endpoint = f"http://127.0.0.1:{silent.getsockname()[1]}/silent"
+        subscriptions = [
+            receiver.browser(f"phone-{i}").subscription() | {"endpoint": f"{endpoint}/{i}"} for i in range(5)
+        ]
+        app = create_app(test_settings(database_url, push_drain_seconds=0.5, **PUSH))
+        async with (
+            app.router.lifespan_context(app),
+            httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://dicecup.test") as http,
+        ):
+            turns = await _turns_of_subscribed_seats(http, subscriptions)
+            push: PushService = app.state.push
+            for turn in turns:
+                assert push.offer(turn)
+            started = time.monotonic()
+            await push.close()
+            assert time.monotonic() - started < 3  # the push timeout is 10 s
+            # the senders' pushes were under way (cut short); the rest never left the queue
+            assert push.outcomes.get("dropped") == 5 - WORKERS
+            assert "sent" not in push.outcomes
 
 
 # -- (c) a gone subscription -----------------------------------------------------------------------
