@@ -252,7 +252,14 @@ async def test_the_leaderboard_pages_and_links_each_entry_to_its_replay(live, br
     await expect(page).to_have_url(re.compile(r"ruleset=yatzy"))
     rows = page.locator("#board-table tbody tr")
     await expect(rows).to_have_count(len(board))
-    assert [await r.get_attribute("data-profile") for r in await rows.all()] == [e["profile_id"] for e in board]
+    # the rows' profiles in the board's order, read in one go in the page (the table can be redrawn
+    # between two reads from here), until they are the board's
+    await page.wait_for_function(
+        """(ids) => JSON.stringify([...document.querySelectorAll('#board-table tbody tr')]
+            .map((row) => row.dataset.profile)) === JSON.stringify(ids)""",
+        arg=[e["profile_id"] for e in board],
+        timeout=5000,
+    )
     await page.screenshot(path=shots / "leaderboard.png", full_page=True)
 
     # pages of two

@@ -143,7 +143,6 @@ async def test_play_against_the_computer_in_one_click(live, browser, shots, size
     await expect(page.locator("#end-title")).to_contain_text("Game #2")
     await play_again_on_first_screen(page, viewport)
     await check_pad(page, viewport, room)
-    await page.locator("#score-pad").scroll_into_view_if_needed()
     await page.screenshot(path=shots / f"series-vs-computer-pad-{size}.png", full_page=True)
     assert console.errors == []
 
