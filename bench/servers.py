@@ -17,6 +17,10 @@ from pathlib import Path
 
 import httpx
 
+from app.config import Settings
+from app.strategy.model import ALL_VARIANTS
+from app.strategy.tables import table_path
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -127,8 +131,8 @@ def strategy_tables() -> list[str]:
     a variant's table, each of its finished games is analysed on the server
     at once, which costs a large share of its CPU (RESULTS.md), so every
     report says which were there."""
-    folder = ROOT / os.environ.get("DICECUP_STRATEGY_DIR", "data/strategy")
-    return sorted(p.name for p in folder.glob("*.npy") if not p.name.endswith("-variance.npy"))
+    folder = ROOT / Settings().strategy_dir  # as the server reads it, from its working directory ROOT
+    return [path.name for variant in ALL_VARIANTS if (path := table_path(folder, variant)).exists()]
 
 
 @contextmanager

@@ -253,7 +253,7 @@ async def _turns_of_subscribed_seats(http: httpx.AsyncClient, subscriptions: lis
     turns = []
     for subscription in subscriptions:
         table, _ana, ben = await seated(http)
-        r = await http.put(push_path(table, ben), json=subscription, headers=table.auth(table.tokens[ben]))
+        r = await subscribe(http, table, ben, subscription)
         assert r.status_code == 200, r.text
         turns.append(Turn(table.code, ben, (await table.room())["version"] + 1, 1, None))
     return turns
