@@ -4,7 +4,9 @@ machine's cores are still shared, as a real server's would be):
 
 - **oversize**: sockets that open one of the played rooms and, without a
   hello, send a 1 MiB frame; when the server closes them they wait
-  ``pause`` seconds and connect again. Expected: close 1009.
+  ``pause`` seconds and connect again. Expected: close 1009, and once an
+  address is past its minute's budget of such frames, ``dropped`` (the
+  server aborts its connections before answering).
 - **probes**: clients that guess room codes, alternating
   ``GET /api/rooms/<code>`` and a socket to ``/api/rooms/<code>/ws`` (with a
   spectator's hello), back to back while the server answers "no such room"
@@ -46,7 +48,7 @@ from typing import Any
 
 import httpx
 import websockets
-from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.exceptions import ConnectionClosed, InvalidMessage, InvalidStatus
 
 from .loadgen import Histogram, Room
 from .servers import Server, process_cpu_s
@@ -109,11 +111,19 @@ def _closed(ws: Any) -> str:
     return f"close {code}" if code is not None else "close (none)"
 
 
+DROPPED = "dropped"  # the server's edge aborted the connection before answering (app.api.edge)
+
+
 def _failed(error: BaseException) -> str:
     if isinstance(error, InvalidStatus):
         return f"http {error.response.status_code}"
     if isinstance(error, ConnectionClosed):
         return f"close {error.rcvd.code}" if error.rcvd is not None else "close 1006"
+    if isinstance(error, InvalidMessage | ConnectionResetError | httpx.RemoteProtocolError | httpx.ReadError):
+        # no HTTP answer at all: an address past its budget of oversize frames or
+        # refusals is cut off when it connects (websockets says InvalidMessage, the
+        # connection closed while it read the status line)
+        return DROPPED
     return f"error {type(error).__name__}"
 
 
@@ -195,7 +205,7 @@ async def probe(config: Config, index: int, out: Outcomes, stop: asyncio.Event) 
                     if r.status_code == 429:
                         out.retry_after[r.headers.get("retry-after", "(none)")] += 1
                 except Exception as error:
-                    outcome = f"error {type(error).__name__}"
+                    outcome = _failed(error)
                 out.probe_rest[outcome] += 1
                 refused = outcome != "http 404"
             use_socket = not use_socket
