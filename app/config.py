@@ -111,6 +111,13 @@ class Settings(BaseSettings):
     sqlite_busy_timeout_ms: int = Field(10_000, description="SQLite: how long a write waits for the lock (ms)")
     strategy_dir: Path = Field(Path("data/strategy"), description="where strategy tables are cached")
     strategy_solve: bool = Field(True, description="compute missing strategy tables in the background")
+    analysis_workers: int = Field(
+        1,
+        ge=0,
+        le=16,
+        description="processes that review finished games, at a lower CPU priority than the server's "
+        "(started on the first review); 0 = in a thread of the server, sharing its CPU with the players",
+    )
     bot_delay: float = Field(0.8, description="seconds between a bot's actions, so people can follow")
     turn_seconds_min: int = Field(
         10,

@@ -13,6 +13,7 @@ from typing import Any
 from fastapi import FastAPI
 
 from app.analysis.service import AnalysisService
+from app.analysis.workers import ReviewPool
 from app.api.chat import router as chat_router
 from app.api.cors import Cors
 from app.api.openapi import openapi_document
@@ -84,7 +85,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # Counts the actions and published events, reads the gauges (app.observability).
         instruments = Instruments(metrics, hub=hub, bus=bus, db=db)
         # Post-game analyses and win chances (app.analysis): started as games end and boxes are scored.
-        analysis = AnalysisService(db, strategy)
+        # Finished games are reviewed in worker processes at a lower priority (app.analysis.workers).
+        reviews = ReviewPool(config.strategy_dir, config.analysis_workers) if config.analysis_workers else None
+        analysis = AnalysisService(db, strategy, reviews)
         # Profiles (app.profiles): each finished game's results, bests and ratings recorded as it is published.
         profiles = ProfileService(db)
         # Turn notifications by Web Push (app.notify): a push to each subscription of a seat whose turn

@@ -1,6 +1,8 @@
 """Post-game analyses and win chances for the API: reads, storage, caches,
-and the CPU work run off the event loop (``asyncio.to_thread``: the NumPy
-work releases the GIL for most of its time).
+and the CPU work run off the event loop: a finished game's review in worker
+processes at a lower priority (:mod:`app.analysis.workers`), win chances in
+a worker thread (``asyncio.to_thread``: their NumPy work releases the GIL
+for most of its time, and they are computed only where a client follows them).
 
 The composition root (``app.main``) makes one :class:`AnalysisService` and
 puts :meth:`AnalysisService.watching` between the room service and its
@@ -34,6 +36,7 @@ from app.strategy.tables import load_variance
 
 from .chances import EXACT_OPEN, ROLLOUTS, FloatArray, Rollouts, chances_of
 from .review import review
+from .workers import ReviewPool
 
 log = logging.getLogger("dicecup.analysis")
 
@@ -48,9 +51,11 @@ costs nothing: they are computed when asked, the same numbers)."""
 
 
 class AnalysisService:
-    def __init__(self, db: Database, strategy: StrategyStore | None) -> None:
+    def __init__(self, db: Database, strategy: StrategyStore | None, reviews: ReviewPool | None = None) -> None:
         self.db = db
         self.strategy = strategy
+        self.reviews = reviews
+        """Where finished games are reviewed (app.analysis.workers); None: in a worker thread."""
         self._reviews: dict[tuple[str, int], asyncio.Future[JSON]] = {}
         self._rollouts: dict[Variant, Rollouts] = {}
         self._chances: OrderedDict[str, tuple[tuple[int, int], JSON]] = OrderedDict()
@@ -107,7 +112,11 @@ class AnalysisService:
             events = await self._game_events(session, room.id, number)
             names = dict((await session.execute(select(Player.id, Player.name).where(Player.room_id == room.id))).all())
             game_id = game.id
-        data = await asyncio.to_thread(_review, state, events, advisor, number, names)
+        if self.reviews is not None:
+            reviewed = await self.reviews.review(advisor.variant, state.order, events)
+        else:
+            reviewed = await asyncio.to_thread(review, state.ruleset, state.order, events, advisor)
+        data = _named(reviewed, number, names)
         try:
             async with self.db.write() as session:
                 session.add(GameAnalysis(game_id=game_id, data=data))
@@ -320,6 +329,8 @@ class AnalysisService:
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self.reviews is not None:
+            await self.reviews.close()
 
 
 class _Watching:
@@ -332,8 +343,7 @@ class _Watching:
         self.service._seen(code, events, room)
 
 
-def _review(state: GameState, events: list[JSON], advisor: Advisor, number: int, names: dict[str, str]) -> JSON:
-    data = review(state.ruleset, state.order, events, advisor)
+def _named(data: JSON, number: int, names: dict[str, str]) -> JSON:
     for seat in data["seats"]:
         seat["name"] = names.get(seat["player_id"], "?")
     return {"number": number, **data}

@@ -4,6 +4,7 @@ import asyncio
 import random
 from contextlib import AsyncExitStack
 
+import pytest
 from sqlalchemy import func, select
 
 from app.db.models import GameAnalysis
@@ -12,9 +13,10 @@ from ..rooms.test_bots import add_bot, play_with_bots, start_apps, wait_for_turn
 from ..table import Table, choose
 
 
-async def test_analysis_of_a_game_with_an_optimal_bot(database_url, strategy_tables) -> None:
+@pytest.mark.parametrize("workers", [1, 0], ids=["review-process", "review-thread"])
+async def test_analysis_of_a_game_with_an_optimal_bot(database_url, strategy_tables, workers) -> None:
     async with AsyncExitStack() as stack:
-        (http,) = await start_apps(stack, database_url, 1)
+        (http,) = await start_apps(stack, database_url, 1, analysis_workers=workers)
         table = Table(http)
         await table.create("yacht", "Ana", max_players=2)
         bot = await add_bot(table, "optimal")
@@ -51,7 +53,10 @@ async def test_analysis_of_a_game_with_an_optimal_bot(database_url, strategy_tab
 
         # stored once: the second answer is the stored one
         assert (await http.get(url)).json() == analysis
-        db = http._transport.app.state.db  # type: ignore[attr-defined]
+        state = http._transport.app.state  # type: ignore[attr-defined]
+        # made where the setting says: a worker process of the server's (app.analysis.workers), or a thread
+        assert (state.analysis.reviews is not None and len(state.analysis.reviews.pids()) == 1) == bool(workers)
+        db = state.db
         async with db.read() as session:
             assert (await session.execute(select(func.count()).select_from(GameAnalysis))).scalar_one() >= 1
 
