@@ -48,6 +48,11 @@ FOLLOWED_FOR = 600.0
 """Seconds after a client last asked for a room's chances during which they
 are computed as soon as a box is scored there (a room nobody asks about
 costs nothing: they are computed when asked, the same numbers)."""
+EAGER_MAX = 256
+"""Finished games whose analysis was started as they ended and is not done
+yet, at most: past it a game's analysis waits for its first request, so a
+server whose games end faster than it reviews them (its review workers share
+a busy core, at a lower priority) does not queue them without bound."""
 
 
 class AnalysisService:
@@ -65,6 +70,7 @@ class AnalysisService:
         self._variances: dict[Variant, FloatArray] = {}
         self._variance_started: set[Variant] = set()
         self._processes: set[asyncio.subprocess.Process] = set()
+        self._eager = 0  # analyses started as games ended, not done yet
 
     # -- post-game analysis -----------------------------------------------------------
 
@@ -278,8 +284,11 @@ class AnalysisService:
             if event["type"] == "scored" and self._worth_warming(code, room):
                 self._spawn(self._warm(code))
             elif event["type"] == "game_finished" and self._can_review(room):
-                number = event["data"].get("number")
-                self._spawn(self._finished(code, number))
+                if self._eager >= EAGER_MAX:
+                    log.info("analysis of room %s left for its first request: %d being made", code, self._eager)
+                    continue
+                self._eager += 1
+                self._spawn(self._finished(code, event["data"].get("number")))
 
     def _spawn(self, coroutine: Any) -> None:
         task = asyncio.get_running_loop().create_task(coroutine)
@@ -321,6 +330,8 @@ class AnalysisService:
             log.info("analysis of room %s game %s not made: %s", code, number, refused.code)
         except Exception:
             log.exception("analysis of room %s game %s failed", code, number)
+        finally:
+            self._eager -= 1
 
     async def close(self) -> None:
         for process in list(self._processes):

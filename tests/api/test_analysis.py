@@ -7,7 +7,8 @@ from contextlib import AsyncExitStack
 import pytest
 from sqlalchemy import func, select
 
-from app.db.models import GameAnalysis
+from app.analysis import service as analysis_service
+from app.db.models import Game, GameAnalysis, Room
 
 from ..rooms.test_bots import add_bot, play_with_bots, start_apps, wait_for_turn
 from ..table import Table, choose
@@ -150,3 +151,36 @@ async def test_chances_are_computed_ahead_only_where_a_client_follows_them(datab
         # computed on demand (nothing cached), the chances are the same
         analysis._chances.clear()
         assert (await http.get(f"/api/rooms/{table.code}/chances")).json() == ahead
+
+
+async def test_past_the_bound_a_finished_game_waits_for_its_first_request(
+    monkeypatch, sqlite_database, strategy_tables
+) -> None:
+    """A server whose games end faster than it reviews them does not queue
+    the reviews without bound (app.analysis.service.EAGER_MAX): past it, a
+    game's analysis is made when it is first asked for."""
+    monkeypatch.setattr(analysis_service, "EAGER_MAX", 0)
+    async with AsyncExitStack() as stack:
+        (http,) = await start_apps(stack, sqlite_database, 1)
+        state = http._transport.app.state  # type: ignore[attr-defined]
+        table = Table(http)
+        await table.create("yacht", "Ana", max_players=2)
+        await add_bot(table, "optimal")
+        await table.start()
+        room = await play_with_bots(table, random.Random(4))
+        assert room["status"] == "finished"
+        await asyncio.sleep(0.5)  # time for a review it would have started
+        assert state.analysis.reviews.pids() == []  # never started: no review asked of it yet
+        stored = (
+            select(func.count())
+            .select_from(GameAnalysis)
+            .join(Game, Game.id == GameAnalysis.game_id)
+            .join(Room, Room.id == Game.room_id)
+            .where(Room.code == table.code)
+        )
+        async with state.db.read() as session:
+            assert (await session.execute(stored)).scalar_one() == 0
+        r = await http.get(f"/api/rooms/{table.code}/games/1/analysis")
+        assert r.status_code == 200 and r.json()["number"] == 1
+        async with state.db.read() as session:
+            assert (await session.execute(stored)).scalar_one() == 1
