@@ -386,14 +386,21 @@ class ClockCpu:
             time.monotonic(),
             machine_busy_s(),
             self.server.cpu_s(),
+            self.server.children_cpu_s(),
             time.process_time(),
             sum(process_cpu_s(pid) for pid in self.pids),
         )
 
     def cores(self) -> dict[str, float]:
-        wall, busy, server, generator, clients = (b - a for a, b in zip(self.start, self._now(), strict=True))
-        out = {"machine": busy, "server": server, "load_generator": generator, "hostile_clients": clients}
-        out["others"] = busy - server - generator - clients
+        wall, busy, server, workers, generator, clients = (b - a for a, b in zip(self.start, self._now(), strict=True))
+        out = {
+            "machine": busy,
+            "server": server,
+            "server_workers": workers,  # its child processes: the analysis workers (nice +10)
+            "load_generator": generator,
+            "hostile_clients": clients,
+        }
+        out["others"] = busy - server - workers - generator - clients
         return {k: round(v / wall, 2) for k, v in out.items()}
 
 
@@ -457,6 +464,7 @@ async def quiet(sampler: RssSampler, out: dict[str, Any], settle: float) -> Asyn
     await asyncio.sleep(settle)
     out["rss_kib"] = _memory(before, peak, sampler.now())
     out["rss_kib_series"] = sampler.series(since)
+    out["workers_rss_kib"] = sampler.server.children_rss_kib()
 
 
 def _receive(conn: Any, timeout: float) -> tuple[str, Any]:
@@ -529,6 +537,7 @@ async def hostile(
     await asyncio.sleep(settle)
     out["rss_kib"] = _memory(before, peak, sampler.now())
     out["rss_kib_series"] = sampler.series(since)
+    out["workers_rss_kib"] = sampler.server.children_rss_kib()
     times = done.pop("watcher_times")
     out |= done
     # The fan-out to the watchers: each acked action's first event, from the

@@ -333,6 +333,7 @@ def hostile_scenario(args: argparse.Namespace) -> dict[str, Any]:
         result["hostile"]["rss_kib"] = attack.pop("rss_kib")
         result["hostile"]["cores_during_clock"] = attack.pop("cores_during_clock")
         result["hostile"]["rss_kib_series"] = attack.pop("rss_kib_series")
+        result["hostile"]["workers_rss_kib"] = attack.pop("workers_rss_kib")
         result["hostile_clients"] = attack
         result["rss_kib_end"] = sampler.now()
 
@@ -358,7 +359,7 @@ def hostile_scenario(args: argparse.Namespace) -> dict[str, Any]:
         "REST probes answered 429": outcomes["probe_rest"].get("http 429", 0),
         "sockets refused 4429 (per address)": outcomes["oversize"].get("close 4429", 0),
         # after the address's budget of oversize frames (app/api/edge.py): reset before any answer
-        "oversize connections dropped": sum(n for k, n in outcomes["oversize"].items() if k.startswith("error")),
+        "oversize connections dropped": outcomes["oversize"].get("dropped", 0),
     }
     return result
 
@@ -391,6 +392,8 @@ def print_hostile(result: dict[str, Any]) -> None:
         )
     for name in ("quiet", "hostile"):
         print(f"{name}: cores used while the clock ran: {result[name]['cores_during_clock']}")
+    workers = [round(result[name]["workers_rss_kib"] * 1024 / 1e6, 1) for name in ("quiet", "hostile")]
+    print(f"the server's child processes (analysis workers) after each run, RSS MB: {workers}")
     for name in ("quiet", "hostile"):
         seconds = ", ".join("-" if p is None else f"{p:.0f}" for p in result[name]["ack_p99_ms_by_second"])
         print(f"{name}: ack p99 ms by second: {seconds}")

@@ -3,6 +3,7 @@ scratch databases, and their memory."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import secrets
@@ -38,10 +39,33 @@ class Server:
         return process_cpu_s(self.pid)
 
     def rss_kib(self) -> int:
-        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
+        return process_rss_kib(self.pid)
+
+    def children(self) -> list[int]:
+        """The server's child processes now: its analysis workers (app.analysis.workers)
+        and multiprocessing's helper, a table solve while one runs."""
+        found: list[int] = []
+        for task in Path(f"/proc/{self.pid}/task").glob("*"):
+            with contextlib.suppress(OSError):
+                found += [int(pid) for pid in (task / "children").read_text().split()]
+        return found
+
+    def children_cpu_s(self) -> float:
+        return sum(process_cpu_s(pid) for pid in self.children())
+
+    def children_rss_kib(self) -> int:
+        return sum(process_rss_kib(pid) for pid in self.children())
+
+
+def process_rss_kib(pid: int) -> int:
+    try:
+        lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    except OSError:
         return 0
+    for line in lines:
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
 
 
 _TICKS = os.sysconf("SC_CLK_TCK")
