@@ -115,8 +115,8 @@ class Settings(BaseSettings):
         1,
         ge=0,
         le=16,
-        description="processes that review finished games, at a lower CPU priority than the server's "
-        "(started on the first review); 0 = in a thread of the server, sharing its CPU with the players",
+        description="processes that review finished games, at the lowest CPU priority (Linux: SCHED_IDLE; "
+        "started on the first review); 0 = in a thread of the server, sharing its CPU with the players",
     )
     bot_delay: float = Field(0.8, description="seconds between a bot's actions, so people can follow")
     turn_seconds_min: int = Field(

@@ -48,6 +48,8 @@ async def test_a_review_runs_in_another_process_at_a_lower_priority(pool, strate
     assert pid != os.getpid()
     ours = os.getpriority(os.PRIO_PROCESS, 0)
     assert os.getpriority(os.PRIO_PROCESS, pid) == min(19, ours + NICE)
+    if hasattr(os, "SCHED_IDLE"):  # Linux: it runs only when the core would be idle otherwise
+        assert os.sched_getscheduler(pid) == os.SCHED_IDLE
     # kept for the next game
     await pool.review(YAHTZEE, order, events)
     assert pool.pids() == [pid]
