@@ -71,6 +71,7 @@ class AnalysisService:
         self._variance_started: set[Variant] = set()
         self._processes: set[asyncio.subprocess.Process] = set()
         self._eager = 0  # analyses started as games ended, not done yet
+        self._deferring = False  # past EAGER_MAX since it was last under half of it
 
     # -- post-game analysis -----------------------------------------------------------
 
@@ -285,8 +286,13 @@ class AnalysisService:
                 self._spawn(self._warm(code))
             elif event["type"] == "game_finished" and self._can_review(room):
                 if self._eager >= EAGER_MAX:
-                    log.info("analysis of room %s left for its first request: %d being made", code, self._eager)
+                    if not self._deferring:  # once per stretch, not once per game
+                        log.warning("%d analyses in progress: the next ones wait for their first request", EAGER_MAX)
+                        self._deferring = True
                     continue
+                if self._deferring and self._eager < EAGER_MAX // 2:
+                    log.info("analyses started as games end again")
+                    self._deferring = False
                 self._eager += 1
                 self._spawn(self._finished(code, event["data"].get("number")))
 
