@@ -84,8 +84,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         hub = Hub(bus, RoomReader(db))
         # Counts the actions and published events, reads the gauges (app.observability).
         instruments = Instruments(metrics, hub=hub, bus=bus, db=db)
-        # Post-game analyses and win chances (app.analysis): started as games end and boxes are scored.
-        # Finished games are reviewed in worker processes at a lower priority (app.analysis.workers).
+        # Post-game analyses, made on request, and win chances, ahead where followed (app.analysis).
+        # The reviews run in worker processes at the lowest CPU priority (app.analysis.workers).
         reviews = ReviewPool(config.strategy_dir, config.analysis_workers) if config.analysis_workers else None
         analysis = AnalysisService(db, strategy, reviews)
         # Profiles (app.profiles): each finished game's results, bests and ratings recorded as it is published.

@@ -1,14 +1,20 @@
 """Post-game analyses and win chances for the API: reads, storage, caches,
 and the CPU work run off the event loop: a finished game's review in worker
-processes at a lower priority (:mod:`app.analysis.workers`), win chances in
-a worker thread (``asyncio.to_thread``: their NumPy work releases the GIL
-for most of its time, and they are computed only where a client follows them).
+processes at the lowest CPU priority (:mod:`app.analysis.workers`), win
+chances in a worker thread (``asyncio.to_thread``: their NumPy work releases
+the GIL for most of its time, and they are computed only where a client
+follows them).
+
+A game's analysis is made when it is first asked for, then stored. Made as
+each game ended, it cost the server about 5% of its event loop's time in
+reads and a stored row under the write lock per game, for analyses most
+games never have shown (bench/RESULTS.md); on request it costs only the
+games someone opens, and the review itself (20-100 ms) is in the worker.
 
 The composition root (``app.main``) makes one :class:`AnalysisService` and
 puts :meth:`AnalysisService.watching` between the room service and its
-publisher, so a finished game's analysis starts as the game ends, and in a
-room whose win chances a client follows the new chances are computed as
-soon as a box is scored, before the client asks again.
+publisher, so in a room whose win chances a client follows the new chances
+are computed as soon as a box is scored, before the client asks again.
 """
 
 from __future__ import annotations
@@ -48,11 +54,11 @@ FOLLOWED_FOR = 600.0
 """Seconds after a client last asked for a room's chances during which they
 are computed as soon as a box is scored there (a room nobody asks about
 costs nothing: they are computed when asked, the same numbers)."""
-EAGER_MAX = 256
-"""Finished games whose analysis was started as they ended and is not done
-yet, at most: past it a game's analysis waits for its first request, so a
-server whose games end faster than it reviews them (its review workers share
-a busy core, at a lower priority) does not queue them without bound."""
+REVIEWS_AT_ONCE = 16
+"""Analyses being made at once (their games' events read, their reviews
+queued or running), at most; further requests wait their turn holding
+nothing but themselves, so requests for many games never pile their events
+up in memory ahead of the review workers."""
 
 
 class AnalysisService:
@@ -70,8 +76,7 @@ class AnalysisService:
         self._variances: dict[Variant, FloatArray] = {}
         self._variance_started: set[Variant] = set()
         self._processes: set[asyncio.subprocess.Process] = set()
-        self._eager = 0  # analyses started as games ended, not done yet
-        self._deferring = False  # past EAGER_MAX since it was last under half of it
+        self._making = asyncio.Semaphore(REVIEWS_AT_ONCE)
 
     # -- post-game analysis -----------------------------------------------------------
 
@@ -116,13 +121,16 @@ class AnalysisService:
                 return dict(stored)
             state = state_from_dict(game.state)
             advisor = self._advisor(state)
-            events = await self._game_events(session, room.id, number)
-            names = dict((await session.execute(select(Player.id, Player.name).where(Player.room_id == room.id))).all())
-            game_id = game.id
-        if self.reviews is not None:
-            reviewed = await self.reviews.review(advisor.variant, state.order, events)
-        else:
-            reviewed = await asyncio.to_thread(review, state.ruleset, state.order, events, advisor)
+            room_id, game_id = room.id, game.id
+        async with self._making:
+            async with self.db.read() as session:
+                events = await self._game_events(session, room_id, number)
+                seats = await session.execute(select(Player.id, Player.name).where(Player.room_id == room_id))
+                names = dict(seats.all())
+            if self.reviews is not None:
+                reviewed = await self.reviews.review(advisor.variant, state.order, events)
+            else:
+                reviewed = await asyncio.to_thread(review, state.ruleset, state.order, events, advisor)
         data = _named(reviewed, number, names)
         try:
             async with self.db.write() as session:
@@ -277,24 +285,13 @@ class AnalysisService:
     # -- started by events -------------------------------------------------------------
 
     def watching(self, publisher: Publisher) -> Publisher:
-        """``publisher``, telling this service of each scored box and finished game first."""
+        """``publisher``, telling this service of each scored box first."""
         return _Watching(self, publisher)
 
     def _seen(self, code: str, events: Sequence[JSON], room: JSON) -> None:
         for event in events:
             if event["type"] == "scored" and self._worth_warming(code, room):
                 self._spawn(self._warm(code))
-            elif event["type"] == "game_finished" and self._can_review(room):
-                if self._eager >= EAGER_MAX:
-                    if not self._deferring:  # once per stretch, not once per game
-                        log.warning("%d analyses in progress: the next ones wait for their first request", EAGER_MAX)
-                        self._deferring = True
-                    continue
-                if self._deferring and self._eager < EAGER_MAX // 2:
-                    log.info("analyses started as games end again")
-                    self._deferring = False
-                self._eager += 1
-                self._spawn(self._finished(code, event["data"].get("number")))
 
     def _spawn(self, coroutine: Any) -> None:
         task = asyncio.get_running_loop().create_task(coroutine)
@@ -324,20 +321,6 @@ class AnalysisService:
             pass
         except Exception:
             log.exception("win chances of room %s failed", code)
-
-    async def _finished(self, code: str, number: int | None) -> None:
-        try:
-            if number is None:
-                async with self.db.read() as session:
-                    found = await session.execute(select(Room.game_number).where(Room.code == code))
-                    number = found.scalar_one()
-            await self.analysis(code, number)
-        except DomainError as refused:
-            log.info("analysis of room %s game %s not made: %s", code, number, refused.code)
-        except Exception:
-            log.exception("analysis of room %s game %s failed", code, number)
-        finally:
-            self._eager -= 1
 
     async def close(self) -> None:
         for process in list(self._processes):

@@ -2,23 +2,17 @@
 
 A finished game's review (app.analysis.review) values every decision of the
 game against the strategy tables: 20-100 ms of CPU, most of it Python that
-holds the GIL. Every game ends in one, so in a worker thread of the server
-they took the players' event loop's time exactly when games end together
-(bench/RESULTS.md: about 40% of a one-core server's capacity). Here they run
-in ``workers`` processes of their own (``DICECUP_ANALYSIS_WORKERS``), started
-on the first review and kept, each at the lowest CPU priority there is: on
-Linux the ``SCHED_IDLE`` policy (a worker runs when a core would be idle
-otherwise, and the server preempts it the moment it wakes), elsewhere a
-niceness ``NICE`` higher than the server's. On a machine with a core to spare
-they use it; where they share the server's core, the server goes first.
-
-Measured (bench/RESULTS.md, one core for the server and its workers, players
-at half its saturation rate): in a thread of the server, the reviews cut
-its saturation rate by a third and tripled the players' p99; in a worker at
-nice +10, the p99 was as without reviews until hostile clients took the
-core's last tenth, then it tripled; at ``SCHED_IDLE`` it stayed within 1.4-2x.
-A server that ends games faster than its workers review them queues at most
-:data:`app.analysis.service.EAGER_MAX`; the others are reviewed when asked for.
+holds the GIL. In a worker thread of the server it took the players' event
+loop's time (bench/RESULTS.md: made as every game ended, a third of a
+one-core server's capacity). Here reviews run in ``workers`` processes of
+their own (``DICECUP_ANALYSIS_WORKERS``), started on the first review and
+kept, each at the lowest CPU priority there is: on Linux the ``SCHED_IDLE``
+policy (a worker runs when a core would be idle otherwise, and the server
+preempts it the moment it wakes), elsewhere a niceness ``NICE`` higher than
+the server's. On a machine with a core to spare they use it; where they
+share the server's core, the server goes first (at nice +10 alone it did
+not, measured: the players' p99 tripled once hostile clients also took the
+core).
 
 A worker loads the tables it needs itself, memory-mapped from the same files
 as the server (the pages are the page cache's, shared), and keeps an
