@@ -396,7 +396,7 @@ class ClockCpu:
         out = {
             "machine": busy,
             "server": server,
-            "server_workers": workers,  # its child processes: the analysis workers (nice +10)
+            "server_workers": workers,  # its child processes: the analysis workers (SCHED_IDLE)
             "load_generator": generator,
             "hostile_clients": clients,
         }

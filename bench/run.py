@@ -359,7 +359,7 @@ def hostile_scenario(args: argparse.Namespace) -> dict[str, Any]:
         "REST probes answered 429": outcomes["probe_rest"].get("http 429", 0),
         "sockets refused 4429 (per address)": outcomes["oversize"].get("close 4429", 0),
         # after the address's budget of oversize frames (app/api/edge.py): reset before any answer
-        "oversize connections dropped": outcomes["oversize"].get("dropped", 0),
+        "oversize connections dropped": outcomes["oversize"].get(hostile.DROPPED, 0),
     }
     return result
 

@@ -67,7 +67,7 @@ class AnalysisService:
         self.strategy = strategy
         self.reviews = reviews
         """Where finished games are reviewed (app.analysis.workers); None: in a worker thread."""
-        self._reviews: dict[tuple[str, int], asyncio.Future[JSON]] = {}
+        self._in_progress: dict[tuple[str, int], asyncio.Future[JSON]] = {}
         self._rollouts: dict[Variant, Rollouts] = {}
         self._chances: OrderedDict[str, tuple[tuple[int, int], JSON]] = OrderedDict()
         self._computing: dict[tuple[str, int, int], asyncio.Future[JSON]] = {}
@@ -85,11 +85,11 @@ class AnalysisService:
         computed now (once, even for concurrent requests) and stored."""
         code = room_code(code)
         key = (code, number)
-        running = self._reviews.get(key)
+        running = self._in_progress.get(key)
         if running is not None:
             return await asyncio.shield(running)
         future: asyncio.Future[JSON] = asyncio.get_running_loop().create_future()
-        self._reviews[key] = future
+        self._in_progress[key] = future
         try:
             result = await self._analysis(code, number)
         except BaseException as error:
@@ -100,7 +100,7 @@ class AnalysisService:
             future.set_result(result)
             return result
         finally:
-            del self._reviews[key]
+            del self._in_progress[key]
 
     async def _analysis(self, code: str, number: int) -> JSON:
         async with self.db.read() as session:
@@ -307,9 +307,9 @@ class AnalysisService:
         return self._is_followed(code) and self._can_review(room)
 
     def _can_review(self, room: JSON) -> bool:
-        """Whether the room's variant has its table loaded (else an analysis or
-        chances would only be refused with ``strategy_unavailable``: nothing to
-        start; a request later computes them once the table is there)."""
+        """Whether the room's variant has its table loaded (else its chances
+        would only be refused with ``strategy_unavailable``: nothing to start;
+        a request later computes them once the table is there)."""
         if self.strategy is None:
             return False
         return self.strategy.advisor(Variant.of(room["ruleset"], room.get("options"))) is not None
