@@ -94,8 +94,8 @@ async def check_pad(page: Page, size: dict[str, int], room: dict) -> None:
     scroller = await settled_box(page.locator("#pad-scroll"))
     assert scroller["x"] >= 0 and scroller["x"] + scroller["width"] <= size["width"]
     await no_sideways_scroll(page, size)
-    # the hint is shown exactly when the pad overflows: read together in the page (the bot's
-    # acceptance can redraw the pad between two separate reads), until they agree
+    # the hint is shown exactly when the pad overflows: read together in the page, until they agree
+    # (the hint is set after each draw, js/main.js markPadOverflow)
     await page.wait_for_function(PAD_HINT_AGREES, timeout=5000)
     # the series total column is held in view
     total_cell = await settled_box(page.locator("#score-pad tbody td.pad-total").first)

@@ -44,6 +44,14 @@ async def test_a_game_against_a_beginner_and_an_optimal_bot(live, browser, strat
     await page.get_by_role("button", name=re.compile("Start")).click()
 
     app = page.locator("#app")
+    # the score pad as the end screen is first drawn (noted in the same task, before any reply can come)
+    await page.evaluate(
+        """() => new MutationObserver((_, observer) => {
+             if (document.getElementById('app').dataset.status !== 'finished') return;
+             window.padAtEnd = { pad: document.getElementById('score-pad'), analysed: Boolean(document.getElementById('analysis')) };
+             observer.disconnect();
+           }).observe(document.getElementById('app'), { attributes: true, attributeFilter: ['data-status'] })"""
+    )
     rng = random.Random(7)
     bar_checked = 0
     turns = 0
@@ -94,5 +102,11 @@ async def test_a_game_against_a_beginner_and_an_optimal_bot(live, browser, strat
         await expect(decisions.nth(i)).to_contain_text("best:")
         await expect(decisions.nth(i)).to_contain_text(re.compile("[\u2212-]\\d"))
     await expect(seats.filter(has_text="Optimal")).to_contain_text("Every decision was optimal.")
+    # the analysis came after the end screen and was drawn on its own: the score pad (which a
+    # reader may have scrolled sideways) is the element that was there before it
+    noted = await page.evaluate(
+        "() => [window.padAtEnd.analysed, window.padAtEnd.pad === document.getElementById('score-pad')]"
+    )
+    assert noted == [False, True]
     await page.screenshot(path=shots / "analysis.png", full_page=True)
     assert console.errors == []

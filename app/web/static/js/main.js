@@ -463,7 +463,7 @@ function draw(room) {
   fill(slot(app, 'head'), V.roomHeader(room));
   const playing = room.status === 'playing' && room.game;
   drawGame(slot(app, 'game'), playing ? room : null);
-  fill(slot(app, 'end'), !playing && room.status === 'finished' && room.game ? V.endView(room) : '');
+  drawEnd(slot(app, 'end'), !playing && room.status === 'finished' && room.game ? room : null);
   drawLobby(slot(app, 'lobby'), playing ? null : room);
   drawLog(slot(app, 'log'));
   drawChat(slot(app, 'chat'), room);
@@ -487,6 +487,16 @@ function markPadOverflow() {
 }
 
 window.addEventListener('resize', markPadOverflow);
+
+function drawEnd(node, room) {
+  if (!room) {
+    fill(node, '');
+    return;
+  }
+  if (!node.querySelector('#end')) fill(node, '<section class="card end" id="end"></section>');
+  const end = node.querySelector('#end');
+  for (const [key, html] of V.endParts(room)) fill(slot(end, key), html);
+}
 
 function drawLobby(node, room) {
   if (!room) {

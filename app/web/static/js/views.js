@@ -369,7 +369,8 @@ export function scorePad(room, reviewed) {
       <p class="muted small scroll-hint" id="pad-hint" hidden>${esc(t('sr.scroll_hint'))}</p></section>`;
 }
 
-export function endView(room) {
+/** The end of a game, as [part, html] pairs in the order they are shown. */
+export function endParts(room) {
   const game = room.game;
   // hints used, on the final scores: in a room that allows them, or if anyone used one
   const hintsOf = (id) => (game.hints && game.hints[id]) || 0;
@@ -381,16 +382,19 @@ export function endView(room) {
         <span class="name">${esc(playerName(id))}</span>${showHints ? `<span class="muted small hints-used">${esc(t('end.hints', { count: hintsOf(id) }))}</span>` : ''}<strong>${n(game.scorecards[id].total)}</strong></li>`,
     )
     .join('');
-  return `<section class="card end" id="end">
-      <h2 id="end-title" tabindex="-1">${esc(t('end.title', { number: game.number }))}</h2>
-      <p class="winner-line" id="winner-line">${esc(winnerLine(room, game))}</p>
-      ${againBar(room)}
-      <ol class="standings" id="final">${standings}</ol>
-      ${scorePad(room, S.review || game.number)}
-      ${scorecardHtml(room, game)}
-      ${analysisView(S.review || game.number)}
-      <p class="muted small">${esc(t('end.fair', { seed: game.fairness.seed || '' }))}</p>
-    </section>`;
+  // the parts, each drawn on its own (js/main.js drawEnd): an analysis arriving or a player getting
+  // ready to play again redraws its part only, not the score pad a reader has scrolled sideways
+  const number = S.review || game.number;
+  return [
+    ['title', `<h2 id="end-title" tabindex="-1">${esc(t('end.title', { number: game.number }))}</h2>
+      <p class="winner-line" id="winner-line">${esc(winnerLine(room, game))}</p>`],
+    ['again', againBar(room)],
+    ['standings', `<ol class="standings" id="final">${standings}</ol>`],
+    ['pad', scorePad(room, number)],
+    ['scorecard', scorecardHtml(room, game)],
+    ['analysis', analysisView(number)],
+    ['fair', `<p class="muted small">${esc(t('end.fair', { seed: game.fairness.seed || '' }))}</p>`],
+  ];
 }
 
 function choiceText(choice) {
