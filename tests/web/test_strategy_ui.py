@@ -48,7 +48,8 @@ async def test_a_game_against_a_beginner_and_an_optimal_bot(live, browser, strat
     await page.evaluate(
         """() => new MutationObserver((_, observer) => {
              if (document.getElementById('app').dataset.status !== 'finished') return;
-             window.padAtEnd = { pad: document.getElementById('score-pad'), analysed: Boolean(document.getElementById('analysis')) };
+             window.padAtEnd = { pad: document.getElementById('score-pad'),
+                                 analysed: Boolean(document.getElementById('analysis')) };
              observer.disconnect();
            }).observe(document.getElementById('app'), { attributes: true, attributeFilter: ['data-status'] })"""
     )
