@@ -65,7 +65,30 @@ class GatedHttp(HttpToolsProtocol):
 
 class GatedWebSocket(WebSocketsSansIOProtocol):
     """uvicorn's WebSocket protocol (websockets, Sans-I/O), which counts each
-    frame it refuses as too big against the client's address."""
+    frame it refuses as too big against the client's address, and which
+    closes a handshake still waiting on the app at shutdown as a restart."""
+
+    def shutdown(self) -> None:
+        """The server is stopping. uvicorn closes an open socket 1012 (service
+        restart: the clients reconnect, to this instance once it is back or to
+        another) but answers a handshake the app has not yet accepted with
+        500, and then logs an error when the app's accept finds the
+        connection gone. That handshake is accepted here and closed 1012 in
+        the same write, as the open sockets are; the app's accept then
+        finds the socket disconnected (ClientDisconnected, which the room
+        socket takes as a client gone)."""
+        if not self.handshake_initiated or self.handshake_complete or self.initial_response is not None:
+            super().shutdown()
+            return
+        self.stop_keepalive()
+        self.handshake_complete = True
+        self.close_sent = True
+        self.disconnected = True
+        self.conn.send_response(self.response)
+        self.conn.send_close(1012)
+        self.transport.write(b"".join(self.conn.data_to_send()))
+        self.queue.put_nowait({"type": "websocket.disconnect", "code": 1012})
+        self.transport.close()
 
     def handle_parser_exception(self) -> None:
         if isinstance(self.conn.parser_exc, PayloadTooBig):

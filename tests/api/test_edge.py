@@ -6,12 +6,17 @@ such frame cost a whole connection, handshake and session (bench/RESULTS.md)."""
 
 import asyncio
 import json
+import logging
+import threading
 
 import httpx
 import pytest
+import uvicorn
 import websockets
 
+from app.api.edge import uvicorn_options
 from app.api.ratelimit import RateLimits
+from bench.servers import free_port
 
 from ..conftest import test_settings
 from ..live import server_in_thread
@@ -168,3 +173,69 @@ async def test_an_address_that_keeps_knocking_after_429_is_dropped(database_url:
             await websockets.connect(server.socket_url(table.code), local_addr=("127.0.0.3", 0), open_timeout=5)
         # another address plays on
         await watch(server.socket_url(table.code), local_addr=("127.0.0.2", 0))
+
+
+async def test_a_handshake_waiting_on_the_app_at_shutdown_is_closed_1012_not_500() -> None:
+    """The server stops while a socket's handshake waits on the app (a room
+    lookup, a slow event loop): the client gets what an open socket gets,
+    1012 (service restart: reconnect), and nothing is logged as an error.
+    Before GatedWebSocket.shutdown, uvicorn answered 500 and logged "ASGI
+    callable returned without completing handshake" (bench logs showed both)."""
+    connected = threading.Event()
+    release = threading.Event()
+    accepted: list[str] = []
+
+    async def app(scope, receive, send) -> None:  # a handshake held until the test releases it
+        if scope["type"] != "websocket":
+            return
+        assert (await receive())["type"] == "websocket.connect"
+        connected.set()
+        await asyncio.to_thread(release.wait, 10)
+        try:
+            await send({"type": "websocket.accept"})
+            accepted.append("accepted")
+        except OSError:  # uvicorn's ClientDisconnected
+            accepted.append("disconnected")
+        accepted.append((await receive())["type"])
+
+    errors: list[str] = []
+
+    class Errors(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if record.levelno >= logging.ERROR:
+                errors.append(record.getMessage())
+
+    handler = Errors()
+    logging.getLogger("uvicorn.error").addHandler(handler)
+    port = free_port()
+    edge = uvicorn_options(64)  # the protocols of python -m app serve
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, lifespan="off", log_level="warning", **edge)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        for _ in range(500):
+            if server.started:
+                break
+            await asyncio.sleep(0.01)
+
+        async def open_socket() -> websockets.ClientConnection:
+            return await websockets.connect(f"ws://127.0.0.1:{port}/socket", open_timeout=10)
+
+        client = asyncio.create_task(open_socket())
+        assert await asyncio.to_thread(connected.wait, 10)
+        server.should_exit = True  # the handshake is still waiting on the app
+        async with asyncio.timeout(10):
+            socket = await client  # the handshake is answered: 101, not 500
+            with pytest.raises(websockets.ConnectionClosed) as closed:
+                await socket.recv()
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1012
+        release.set()
+        await asyncio.to_thread(thread.join, 10)
+        assert not thread.is_alive()
+        assert accepted == ["disconnected", "websocket.disconnect"]  # the app learns the socket is gone
+        assert errors == []
+    finally:
+        release.set()
+        server.should_exit = True
+        logging.getLogger("uvicorn.error").removeHandler(handler)
