@@ -2,7 +2,7 @@
 sizes and a desktop one: play against the computer from the home screen in
 one click; after a game "Play again" is on the first screen, without
 scrolling, for every player (two browser contexts); the score pad shows
-Game #1 and #2 and the series totals after a rematch. Positions are asserted
+Game #1 and #2 and the series totals after a rematch, a line each. Positions are asserted
 from bounding boxes; screenshots go to test-artifacts/screenshots/series-*.png.
 
 The people's turns are played over the REST API with the seat tokens the
@@ -81,15 +81,16 @@ PAD_HINT_AGREES = """() => {
 
 
 async def check_pad(page: Page, size: dict[str, int], room: dict) -> None:
-    """The score pad: a column per game, a series total per player (the sum over the games)."""
+    """The score pad: a line per game, a column per player, the series total (the sum over the
+    games) last; two players fit a phone (and a desktop) without scrolling."""
     pad = page.locator("#score-pad")
-    await expect(pad.locator("thead th[data-game]")).to_have_count(len(room["games"]))
+    await expect(pad.locator("tbody tr[data-game]")).to_have_count(len(room["games"]))
     for g in room["games"]:
-        await expect(pad.locator(f"thead th[data-game='{g['number']}']")).to_contain_text(f"Game #{g['number']}")
+        await expect(pad.locator(f"tr[data-game='{g['number']}'] th")).to_contain_text(f"Game #{g['number']}")
     for line in room["series"]:
         total = sum(g["totals"].get(line["player_id"], 0) for g in room["games"])
         assert line["total"] == total
-        await expect(pad.locator(f"tr[data-player='{line['player_id']}'] td.pad-total")).to_have_text(str(total))
+        await expect(pad.locator(f"tr.pad-total td[data-player='{line['player_id']}']")).to_have_text(str(total))
     # the pad stays inside its box (which may scroll sideways, and then says so); the page does not
     scroller = await settled_box(page.locator("#pad-scroll"))
     assert scroller["x"] >= 0 and scroller["x"] + scroller["width"] <= size["width"]
@@ -97,9 +98,12 @@ async def check_pad(page: Page, size: dict[str, int], room: dict) -> None:
     # the hint is shown exactly when the pad overflows: read together in the page, until they agree
     # (the hint is set after each draw, js/main.js markPadOverflow)
     await page.wait_for_function(PAD_HINT_AGREES, timeout=5000)
-    # the series total column is held in view
-    total_cell = await settled_box(page.locator("#score-pad tbody td.pad-total").first)
-    assert total_cell["x"] + total_cell["width"] <= scroller["x"] + scroller["width"] + 1
+    # two players' columns, every game's line and its Review button are all in the box: nothing to swipe
+    assert len(room["series"]) <= 4
+    await expect(page.locator("#pad-hint")).to_be_hidden()
+    for cell in await pad.locator("thead th, tbody td, .pad-game button").all():
+        box = await settled_box(cell)
+        assert scroller["x"] <= box["x"] and box["x"] + box["width"] <= scroller["x"] + scroller["width"] + 1
 
 
 @sizes
@@ -189,4 +193,41 @@ async def test_play_again_is_offered_to_both_players_and_the_pad_adds_up(live, b
         await check_pad(page, viewport, room)
     await ana.locator("#score-pad").scroll_into_view_if_needed()
     await ana.screenshot(path=shots / f"series-pad-{size}.png", full_page=True)
+    assert console.errors == []
+
+
+async def test_a_pad_of_eight_players_scrolls_sideways_with_the_games_held_in_place(live, browser, shots) -> None:  # noqa: F811
+    """Eight players do not fit a phone: the pad (not the page) scrolls sideways, says so, and
+    the games' column stays in view while the players' columns pass under it."""
+    console = Console()
+    viewport = SIZES["360x740"]
+    page = await open_page(browser, console, viewport)
+    code = await create_room(page, live.http, "Ana", "yacht", 8)
+    seat = await seat_of(page, code)
+    async with httpx.AsyncClient(base_url=live.http) as http:
+        for _ in range(7):
+            r = await http.post(
+                f"/api/rooms/{code}/bots",
+                json={"level": "greedy"},
+                headers={"authorization": f"Bearer {seat['token']}"},
+            )
+            assert r.status_code == 201, r.text
+    await expect(page.locator("#lobby .players li")).to_have_count(8)
+    await page.click("#start-game")
+    room = await play_out(live.http, code, {seat["playerId"]: seat["token"]}, random.Random(5))
+    await expect(page.locator("#end")).to_be_visible()
+    await expect(page.locator("#score-pad thead th[data-player]")).to_have_count(8)
+    await page.wait_for_function(PAD_HINT_AGREES, timeout=5000)
+    await expect(page.locator("#pad-hint")).to_be_visible()
+    await no_sideways_scroll(page, viewport)
+    scroller = page.locator("#pad-scroll")
+    await scroller.scroll_into_view_if_needed()
+    await scroller.evaluate("(pad) => { pad.scrollLeft = pad.scrollWidth; }")  # to the far end (in any direction)
+    box = await settled_box(scroller)
+    game = await settled_box(page.locator("#score-pad tr[data-game='1'] th"))
+    last = room["series"][-1]["player_id"]
+    total = await settled_box(page.locator(f"#score-pad tr.pad-total td[data-player='{last}']"))
+    assert abs(game["x"] - box["x"]) <= 2, (game, box)  # held at the start
+    assert total["x"] >= game["x"] + game["width"] - 1 and total["x"] + total["width"] <= box["x"] + box["width"] + 1
+    await page.screenshot(path=shots / "series-pad-eight-360x740.png", full_page=True)
     assert console.errors == []

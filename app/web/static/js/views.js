@@ -343,29 +343,38 @@ export function againBar(room) {
       ${lines.map((line) => `<p class="again-status">${esc(line)}</p>`).join('')}</div>`;
 }
 
-/** The score pad: a line per player, the room's games side by side (Game #1 ... #N) and the series total. */
+/** The pad's least width (rem): up to four players share the box's width, as a phone's is; more get
+ * 4.5rem each beside the games' column (6rem), and the pad scrolls sideways in its box. */
+const padWidth = (players) => (players > 4 ? 6 + 4.5 * players : 0);
+
+/** The score pad, as on paper: a column per player, a line per game of the room (Game #1 ... #N, each
+ * with its Review button) and the series total last. A long series grows downwards; only a room of
+ * many players can be wider than a phone, and then the pad scrolls sideways in its box and says so. */
 export function scorePad(room, reviewed) {
   if (!room.games.length) return '';
   const games = room.games;
-  const head = `<tr><th scope="col" class="pad-name">${esc(t('sr.player'))}</th>${games
-    .map(
-      (g) => `<th scope="col" data-game="${g.number}"><span>${esc(t('end.game', { number: g.number }))}</span>
-        <button class="quiet small" data-action="review" data-number="${g.number}" id="review-${g.number}" aria-pressed="${reviewed === g.number}">${esc(t('analysis.review'))}</button></th>`,
-    )
-    .join('')}<th scope="col" class="pad-total">${esc(t('sr.series_total'))}</th></tr>`;
-  const rows = room.series
+  const players = room.series;
+  const head = `<tr><td class="pad-corner"></td>${players
     .map((line) => {
       const name = line.seated ? playerName(line.player_id) : line.name || '?';
-      const cells = games
-        .map((g) => `<td class="${g.winners.includes(line.player_id) ? 'winner' : ''}">${line.player_id in g.totals ? n(g.totals[line.player_id]) : '–'}</td>`)
+      return `<th scope="col" data-player="${esc(line.player_id)}" class="${line.player_id === me() ? 'mine' : ''}">${esc(name)}${line.seated ? '' : ` <span class="muted small">${esc(t('sr.left'))}</span>`}</th>`;
+    })
+    .join('')}</tr>`;
+  const rows = games
+    .map((g) => {
+      const cells = players
+        .map((line) => `<td data-player="${esc(line.player_id)}" class="${g.winners.includes(line.player_id) ? 'winner' : ''}">${line.player_id in g.totals ? n(g.totals[line.player_id]) : '–'}</td>`)
         .join('');
-      return `<tr data-player="${esc(line.player_id)}" class="${line.player_id === me() ? 'mine' : ''}"><th scope="row" class="pad-name">${esc(name)}${line.seated ? '' : ` <span class="muted small">${esc(t('sr.left'))}</span>`}</th>${cells}<td class="pad-total" data-total="${line.total}">${n(line.total)}</td></tr>`;
+      return `<tr data-game="${g.number}" class="${reviewed === g.number ? 'reviewed' : ''}"><th scope="row" class="pad-game"><span>${esc(t('end.game', { number: g.number }))}</span>
+        <button class="quiet small" data-action="review" data-number="${g.number}" id="review-${g.number}" aria-pressed="${reviewed === g.number}">${esc(t('analysis.review'))}</button></th>${cells}</tr>`;
     })
     .join('');
+  const totals = players.map((line) => `<td data-player="${esc(line.player_id)}" data-total="${line.total}">${n(line.total)}</td>`).join('');
   return `<section class="score-pad" id="score-pad" aria-labelledby="score-pad-title">
       <h3 id="score-pad-title">${esc(t('sr.pad'))}</h3>
       <div class="pad-scroll" id="pad-scroll" tabindex="0" role="region" aria-labelledby="score-pad-title">
-        <table class="pad"><thead>${head}</thead><tbody>${rows}</tbody></table></div>
+        <table class="pad" style="--pad-min: ${padWidth(players.length)}rem"><thead>${head}</thead><tbody>${rows}
+          <tr class="pad-total"><th scope="row" class="pad-game">${esc(t('sr.series_total'))}</th>${totals}</tr></tbody></table></div>
       <p class="muted small scroll-hint" id="pad-hint" hidden>${esc(t('sr.scroll_hint'))}</p></section>`;
 }
 
