@@ -11,7 +11,7 @@ import random
 import pytest
 from playwright.async_api import Page, expect
 
-from .test_client import Console, browser, create_room, join_room, live, open_page, play_turn, shots  # noqa: F401
+from .test_client import Console, browser, create_room, join_room, live, open_page, play_turn, shots, whose_turn  # noqa: F401
 
 DESKTOP = {"width": 1280, "height": 800}
 PHONES = {"360x740": {"width": 360, "height": 740}, "390x844": {"width": 390, "height": 844}}
@@ -91,9 +91,7 @@ async def test_two_players_chat_react_mute_and_see_hints(live, browser, shots, p
     rng = random.Random(7)
     hinted = False
     turns = 0
-    while await ana.locator("#app").get_attribute("data-status") != "finished":
-        mover = ana if await ana.locator("#game").get_attribute("data-my-turn") == "true" else ben
-        await expect(mover.locator("#game")).to_have_attribute("data-my-turn", "true")
+    while (mover := await whose_turn(ana, ben)) is not None:
         if mover is ana and not hinted:
             await ana.click("#roll")
             await expect(ana.locator("#game")).to_have_attribute("data-rolls-left", "2")

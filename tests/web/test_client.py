@@ -1,5 +1,6 @@
 """The web client in a real browser: Debian's Chromium driven by Playwright."""
 
+import asyncio
 import random
 import re
 import shutil
@@ -91,6 +92,20 @@ async def join_room(page: Page, base: str, code: str, name: str) -> None:
     await expect(page.locator(f"#lobby .players li:has-text('{name}') .tag")).to_have_text("you")
 
 
+async def whose_turn(*pages: Page) -> Page | None:
+    """The page that shows it is its player's turn, once one does; None once the game is over.
+    (Each page learns of a turn on its own socket: the one that has not heard yet still says
+    "not my turn", so the other pages are asked too, not only the first.)"""
+    async with asyncio.timeout(15):
+        while True:
+            for page in pages:
+                if await page.locator('#game[data-my-turn="true"]').count():
+                    return page
+            if await pages[0].locator("#app").get_attribute("data-status") == "finished":
+                return None
+            await asyncio.sleep(0.05)
+
+
 async def play_turn(page: Page, rng: random.Random, screenshot=None) -> None:
     """One turn through the UI only: roll, maybe keep some dice and roll again, pick a box."""
     game = page.locator("#game")
@@ -144,13 +159,8 @@ async def test_two_players_play_a_whole_yacht_game_while_a_third_watches(live, b
 
     rng = random.Random(2024)
     turns = 0
-    while True:
-        status = await ana.locator("#app").get_attribute("data-status")
-        if status == "finished":
-            break
-        mover = ana if await ana.locator("#game").get_attribute("data-my-turn") == "true" else ben
+    while (mover := await whose_turn(ana, ben)) is not None:
         other = ben if mover is ana else ana
-        await expect(mover.locator("#game")).to_have_attribute("data-my-turn", "true")
         await play_turn(mover, rng, shots / "turn.png" if turns == 4 else None)
         turns += 1
         # the turn passes (or the game ends) on every screen
