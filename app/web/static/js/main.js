@@ -476,14 +476,16 @@ function draw(room) {
   }
 }
 
-/** The score pad scrolls sideways inside its box when its games do not fit: say so (a shadow and a line). */
+/** The score pad and the scorecards scroll sideways inside their boxes when their players do not
+ * fit: say so (a shadow; for the pad a line too). */
 function markPadOverflow() {
+  for (const box of document.querySelectorAll('#pad-scroll, .scroll')) {
+    const over = box.scrollWidth > box.clientWidth + 1;
+    if (box.dataset.overflow !== String(over)) box.dataset.overflow = String(over);
+  }
   const pad = document.getElementById('pad-scroll');
-  if (!pad) return;
-  const over = pad.scrollWidth > pad.clientWidth + 1;
-  if (pad.dataset.overflow !== String(over)) pad.dataset.overflow = String(over);
   const hint = document.getElementById('pad-hint');
-  if (hint && hint.hidden === over) hint.hidden = !over;
+  if (pad && hint && hint.hidden === (pad.dataset.overflow === 'true')) hint.hidden = pad.dataset.overflow !== 'true';
 }
 
 window.addEventListener('resize', markPadOverflow);
@@ -603,8 +605,33 @@ function drawGame(node, room) {
   reconcile(node.querySelector('#game-players'), V.playerItems(room), 'ul');
   fill(node.querySelector('[data-slot="resign"]'), V.resignButton(room));
   const { head, rows } = V.scorecardRows(room, game, mine);
-  reconcile(node.querySelector('#scorecard thead'), [{ key: 'head', html: head }], 'thead');
-  reconcile(node.querySelector('#scorecard tbody'), rows, 'tbody');
+  const sheet = node.querySelector('#scorecard');
+  attrs(sheet, V.scorecardWidth(game.order.length));
+  reconcile(sheet.querySelector('thead'), [{ key: 'head', html: head }], 'thead');
+  reconcile(sheet.querySelector('tbody'), rows, 'tbody');
+  const shown = `${game.number}:${turn.player_id}`;
+  if (S.turnInView !== shown) {
+    S.turnInView = shown;
+    keepTurnInView(sheet);
+  }
+}
+
+/** A scorecard wider than its box (many players on a phone) scrolls sideways under the box names'
+ * column: as a turn starts, the column of the player whose turn it is is scrolled into view (the
+ * player to move sees their options). Between turns it stays where the reader put it. */
+function keepTurnInView(table) {
+  const box = table.parentElement;
+  const column = table.querySelector('thead th.current');
+  const pinned = table.querySelector('thead th');
+  if (!box || !column || !pinned || box.scrollWidth <= box.clientWidth + 1) return;
+  const view = box.getBoundingClientRect();
+  const cell = column.getBoundingClientRect();
+  const held = pinned.getBoundingClientRect();
+  const rtl = getComputedStyle(table).direction === 'rtl';
+  const start = rtl ? view.left : held.right; // what the held column leaves in view
+  const end = rtl ? held.left : view.right;
+  if (cell.left < start) box.scrollBy({ left: cell.left - start });
+  else if (cell.right > end) box.scrollBy({ left: cell.right - end });
 }
 
 /** The five dice, updated in place: a die keeps its element (and the focus) from roll to roll. */

@@ -24,6 +24,7 @@ export const S = {
   analyses: {}, // post-game analyses by game number (null while loading)
   review: null, // the game number whose analysis the end screen shows
   showQr: false, // the invite card shows the link's QR code
+  turnInView: null, // the turn ('game:player') whose scorecard column was last scrolled into view
 };
 
 export const room = () => (S.store ? S.store.room : null);

@@ -280,10 +280,20 @@ export function scorecardRows(room, game, interactive) {
   return { head, rows };
 }
 
+/** The scorecard's least width (rem), as attributes of its table: up to four players share the
+ * box's width (a phone's, the box names' column 40 % of it); more get 3.25rem each beside the box
+ * names' column (8rem), and the scorecard scrolls sideways in its box with the box names held in
+ * place (js/main.js keepTurnInView brings the player whose turn it is into view). */
+export function scorecardWidth(players) {
+  const wide = players > 4;
+  return { 'data-wide': wide, style: wide ? `--sheet-min: ${8 + 3.25 * players}rem` : null };
+}
+
 /** A whole scorecard as HTML (the end screen's, drawn once per game). */
 export function scorecardHtml(room, game) {
   const { head, rows } = scorecardRows(room, game, false);
-  return `<div class="scroll"><table class="scorecard"><thead>${head}</thead><tbody>${rows.map((r) => r.html).join('')}</tbody></table></div>`;
+  const wide = scorecardWidth(game.order.length);
+  return `<div class="scroll"><table class="scorecard" ${wide['data-wide'] ? `data-wide style="${wide.style}"` : ''}><thead>${head}</thead><tbody>${rows.map((r) => r.html).join('')}</tbody></table></div>`;
 }
 
 // ---------------------------------------------------------------- win chances
