@@ -11,9 +11,10 @@ from __future__ import annotations
 import random
 
 import httpx
+import pytest
 from playwright.async_api import FloatRect, Page, expect
 
-from .test_client import Console, browser, create_room, live, open_page, shots  # noqa: F401  (fixtures)
+from .test_client import Console, browser, create_room, live, shots  # noqa: F401  (fixtures)
 from .test_playscreen import SIZES
 from .test_series import PAD_HINT_AGREES, no_sideways_scroll, play_out, seat_of, settled_box
 
@@ -23,17 +24,21 @@ def inside(cell: FloatRect, start: float, end: float) -> bool:
 
 
 async def held_and_box(page: Page, scroller: str, pinned: str) -> tuple[float, float]:
-    """What a sideways-scrolling box shows beside its held column: from the held column's end to the box's."""
+    """What a sideways-scrolling box shows beside its held column: from the held column's end to
+    the box's (the held column at the box's start: its left, or its right in Arabic)."""
     box = await settled_box(page.locator(scroller))
     held = await settled_box(page.locator(pinned))
-    assert abs(held["x"] - box["x"]) <= 2, (held, box)  # the held column is at the box's start
-    return held["x"] + held["width"], box["x"] + box["width"]
+    if abs(held["x"] - box["x"]) <= 2:
+        return held["x"] + held["width"], box["x"] + box["width"]
+    assert abs(held["x"] + held["width"] - box["x"] - box["width"]) <= 2, (held, box)
+    return box["x"], held["x"]
 
 
-async def test_eight_players_on_a_phone(live, browser, shots) -> None:  # noqa: F811
+@pytest.mark.parametrize("locale", ["en-US", "ar"])
+async def test_eight_players_on_a_phone(live, browser, shots, locale) -> None:  # noqa: F811
     console = Console()
     viewport = SIZES["360x740"]
-    page = await open_page(browser, console, viewport)
+    page = console.watch(await (await browser.new_context(viewport=viewport, locale=locale)).new_page())
     code = await create_room(page, live.http, "Ana", "yahtzee", 8)
     seat = await seat_of(page, code)
     async with httpx.AsyncClient(base_url=live.http) as http:
@@ -57,7 +62,7 @@ async def test_eight_players_on_a_phone(live, browser, shots) -> None:  # noqa: 
     assert inside(mine, start, end), (mine, start, end)
     option = page.locator("#scorecard .score-option:not(.zero)").first  # (a zero asks first)
     assert inside(await settled_box(option), start, end)
-    await page.screenshot(path=shots / "many-players-turn-360x740.png")
+    await page.screenshot(path=shots / f"many-players-turn-{locale}-360x740.png")
     # each player's column keeps its 3.25rem, which a total fits on one line (not 1.4rem, "G…")
     widths = await page.locator("#scorecard thead th").evaluate_all(
         "(cells) => cells.slice(1).map((cell) => cell.getBoundingClientRect().width)"
@@ -80,9 +85,10 @@ async def test_eight_players_on_a_phone(live, browser, shots) -> None:  # noqa: 
     await expect(page.locator("#pad-hint")).to_be_visible()
     scroller = page.locator("#pad-scroll")
     await scroller.scroll_into_view_if_needed()
-    await scroller.evaluate("(pad) => { pad.scrollLeft = pad.scrollWidth; }")  # to the far end
+    far = "(pad) => { pad.scrollLeft = (getComputedStyle(pad).direction === 'rtl' ? -1 : 1) * pad.scrollWidth; }"
+    await scroller.evaluate(far)  # to the far end
     start, end = await held_and_box(page, "#pad-scroll", "#score-pad tr[data-game='1'] th")
     last = room["series"][-1]["player_id"]
     assert inside(await settled_box(page.locator(f"#score-pad tr.pad-total td[data-player='{last}']")), start, end)
-    await page.screenshot(path=shots / "many-players-end-360x740.png", full_page=True)
+    await page.screenshot(path=shots / f"many-players-end-{locale}-360x740.png", full_page=True)
     assert console.errors == []
