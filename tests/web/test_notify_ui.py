@@ -244,25 +244,33 @@ async def test_the_service_worker_shows_the_push_it_receives(live, browser) -> N
         "url": "r/K7QXRP",
         "deadline": None,
     }
-    await cdp.send(
-        "ServiceWorker.deliverPushMessage",
-        {
-            "origin": live.http + "/",
-            "registrationId": registration_id,
-            "data": json.dumps(payload),
-        },
-    )
-    shown = await page.evaluate(
-        """async () => {
-          const reg = await navigator.serviceWorker.ready;
-          for (let i = 0; i < 300; i++) {
-            const list = await reg.getNotifications();
-            if (list.length) return list.map((n) => ({ title: n.title, body: n.body, tag: n.tag, url: n.data.url }));
-            await new Promise((r) => setTimeout(r, 100));
-          }
-          return [];
-        }"""
-    )
+    # CDP does not say whether the worker took the push: once in 16 runs under load, a single
+    # hand-over showed nothing in 30 s (cause not pinned down). It is handed over again until a
+    # notification shows; the same tag replaces, so a repeat cannot add a second notification.
+    shown: list[dict[str, Any]] = []
+    for _ in range(3):
+        await cdp.send(
+            "ServiceWorker.deliverPushMessage",
+            {
+                "origin": live.http + "/",
+                "registrationId": registration_id,
+                "data": json.dumps(payload),
+            },
+        )
+        shown = await page.evaluate(
+            """async () => {
+              const reg = await navigator.serviceWorker.ready;
+              for (let i = 0; i < 100; i++) {
+                const list = await reg.getNotifications();
+                const seen = list.map((n) => ({ title: n.title, body: n.body, tag: n.tag, url: n.data.url }));
+                if (seen.length) return seen;
+                await new Promise((r) => setTimeout(r, 100));
+              }
+              return [];
+            }"""
+        )
+        if shown:
+            break
     assert shown == [
         {"title": "Zamu yako", "body": "Chumba K7QXRP", "tag": "dicecup-turn-K7QXRP", "url": f"{live.http}/r/K7QXRP"}
     ]
