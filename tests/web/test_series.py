@@ -96,7 +96,7 @@ async def check_pad(page: Page, size: dict[str, int], room: dict) -> None:
     assert scroller["x"] >= 0 and scroller["x"] + scroller["width"] <= size["width"]
     await no_sideways_scroll(page, size)
     # the hint is shown exactly when the pad overflows: read together in the page, until they agree
-    # (the hint is set after each draw, js/main.js markPadOverflow)
+    # (the hint is set after each draw, js/main.js markOverflow)
     await page.wait_for_function(PAD_HINT_AGREES, timeout=5000)
     # two players' columns, every game's line and its Review button are all in the box: nothing to swipe
     assert len(room["series"]) <= 4

@@ -469,7 +469,7 @@ function draw(room) {
   drawChat(slot(app, 'chat'), room);
   app.dataset.status = room.status;
   app.dataset.version = room.version;
-  markPadOverflow();
+  markOverflow();
   if (!playing && room.status === 'finished' && room.game) {
     const number = S.review || room.game.number;
     if (!(number in S.analyses)) fetchAnalysis(number);
@@ -478,7 +478,7 @@ function draw(room) {
 
 /** The score pad and the scorecards scroll sideways inside their boxes when their players do not
  * fit: say so (a shadow; for the pad a line too). */
-function markPadOverflow() {
+function markOverflow() {
   for (const box of document.querySelectorAll('#pad-scroll, .scroll')) {
     const over = box.scrollWidth > box.clientWidth + 1;
     if (box.dataset.overflow !== String(over)) box.dataset.overflow = String(over);
@@ -488,7 +488,7 @@ function markPadOverflow() {
   if (pad && hint && hint.hidden === (pad.dataset.overflow === 'true')) hint.hidden = pad.dataset.overflow !== 'true';
 }
 
-window.addEventListener('resize', markPadOverflow);
+window.addEventListener('resize', markOverflow);
 
 function drawEnd(node, room) {
   if (!room) {
