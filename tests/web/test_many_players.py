@@ -63,11 +63,16 @@ async def test_eight_players_on_a_phone(live, browser, shots, locale) -> None:  
     option = page.locator("#scorecard .score-option:not(.zero)").first  # (a zero asks first)
     assert inside(await settled_box(option), start, end)
     await page.screenshot(path=shots / f"many-players-turn-{locale}-360x740.png")
-    # each player's column keeps its 3.25rem, which a total fits on one line (not 1.4rem, "G…")
+    # each player's column keeps its 4.25rem, which a total fits on one line (not 1.4rem, "G…"),
+    # and a name shows whole, wrapped at its spaces ("Greedy / bot 3")
     widths = await page.locator("#scorecard thead th").evaluate_all(
         "(cells) => cells.slice(1).map((cell) => cell.getBoundingClientRect().width)"
     )
-    assert min(widths) >= 3.25 * 16 - 1, widths
+    assert min(widths) >= 4.25 * 16 - 1, widths
+    clipped = await page.locator("#scorecard thead th").evaluate_all(
+        "(cells) => cells.filter((cell) => cell.scrollWidth > cell.clientWidth).map((cell) => cell.textContent)"
+    )
+    assert clipped == [], clipped
     await option.click()
     await expect(game).to_have_attribute("data-my-turn", "false")
 

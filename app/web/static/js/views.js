@@ -281,12 +281,13 @@ export function scorecardRows(room, game, interactive) {
 }
 
 /** The scorecard's least width (rem), as attributes of its table: up to four players share the
- * box's width (a phone's, the box names' column 40 % of it); more get 3.25rem each beside the box
- * names' column (8rem), and the scorecard scrolls sideways in its box with the box names held in
- * place (js/main.js keepTurnInView brings the player whose turn it is into view). */
+ * box's width (a phone's, the box names' column 40 % of it); more get 4.25rem each beside the box
+ * names' column (8rem), names wrapping at their spaces, and the scorecard scrolls sideways in its
+ * box with the box names held in place (js/main.js keepTurnInView brings the player whose turn it
+ * is into view). */
 export function scorecardWidth(players) {
   const wide = players > 4;
-  return { 'data-wide': wide, style: wide ? `--sheet-min: ${8 + 3.25 * players}rem` : null };
+  return { 'data-wide': wide, style: wide ? `--sheet-min: ${8 + 4.25 * players}rem` : null };
 }
 
 /** A whole scorecard as HTML (the end screen's, drawn once per game). */
