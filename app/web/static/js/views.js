@@ -280,14 +280,17 @@ export function scorecardRows(room, game, interactive) {
   return { head, rows };
 }
 
-/** The scorecard's least width (rem), as attributes of its table: up to four players share the
- * box's width (a phone's, the box names' column 40 % of it); more get 4.25rem each beside the box
- * names' column (8rem), names wrapping at their spaces, and the scorecard scrolls sideways in its
- * box with the box names held in place (js/main.js keepTurnInView brings the player whose turn it
- * is into view). */
+/** The least width (rem) of a table with a column per player beside a held column (the scorecard,
+ * the score pad): up to four players share the box's width, as a phone's is; more get `each` rem
+ * apiece beside the held column's `held`, and the table scrolls sideways in its box. 0: none. */
+const sidewaysWidth = (players, held, each) => (players > 4 ? held + each * players : 0);
+
+/** The scorecard's least width, as attributes of its table: more than four players get 4.25rem
+ * each beside the box names' column (8rem), names wrapping at their spaces, with the box names
+ * held in place (js/main.js keepTurnInView brings the player whose turn it is into view). */
 export function scorecardWidth(players) {
-  const wide = players > 4;
-  return { 'data-wide': wide, style: wide ? `--sheet-min: ${8 + 4.25 * players}rem` : null };
+  const least = sidewaysWidth(players, 8, 4.25);
+  return { 'data-wide': least > 0, style: least ? `--sheet-min: ${least}rem` : null };
 }
 
 /** A whole scorecard as HTML (the end screen's, drawn once per game). */
@@ -354,13 +357,10 @@ export function againBar(room) {
       ${lines.map((line) => `<p class="again-status">${esc(line)}</p>`).join('')}</div>`;
 }
 
-/** The pad's least width (rem): up to four players share the box's width, as a phone's is; more get
- * 4.5rem each beside the games' column (6rem), and the pad scrolls sideways in its box. */
-const padWidth = (players) => (players > 4 ? 6 + 4.5 * players : 0);
-
 /** The score pad, as on paper: a column per player, a line per game of the room (Game #1 ... #N, each
  * with its Review button) and the series total last. A long series grows downwards; only a room of
- * many players can be wider than a phone, and then the pad scrolls sideways in its box and says so. */
+ * many players can be wider than a phone, and then the pad scrolls sideways in its box and says so
+ * (more than four: 4.5rem each beside the games' column, 6rem). */
 export function scorePad(room, reviewed) {
   if (!room.games.length) return '';
   const games = room.games;
@@ -384,7 +384,7 @@ export function scorePad(room, reviewed) {
   return `<section class="score-pad" id="score-pad" aria-labelledby="score-pad-title">
       <h3 id="score-pad-title">${esc(t('sr.pad'))}</h3>
       <div class="pad-scroll" id="pad-scroll" tabindex="0" role="region" aria-labelledby="score-pad-title">
-        <table class="pad" style="--pad-min: ${padWidth(players.length)}rem"><thead>${head}</thead><tbody>${rows}
+        <table class="pad" style="--pad-min: ${sidewaysWidth(players.length, 6, 4.5)}rem"><thead>${head}</thead><tbody>${rows}
           <tr class="pad-total"><th scope="row" class="pad-game">${esc(t('sr.series_total'))}</th>${totals}</tr></tbody></table></div>
       <p class="muted small scroll-hint" id="pad-hint" hidden>${esc(t('sr.scroll_hint'))}</p></section>`;
 }
