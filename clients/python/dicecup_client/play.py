@@ -292,7 +292,16 @@ class Terminal:
                 if self.token is None or game is None:
                     raise ValueError("play again needs a seat and a game played")
                 room = await self.client.rematch(self.room["code"], self.token, game["number"])
-                if room["rematch"] is not None and room["rematch"]["waiting"]:
+                if room["game"] is not None and room["game"]["number"] > game["number"]:
+                    # the next game started (everyone had accepted): wait for it here, as ``start``
+                    # does, so the next command finds it (and its first round is on the screen)
+                    number = room["game"]["number"]
+
+                    def begun(r: Room) -> bool:
+                        return r["game"] is not None and r["game"]["number"] == number and r["game"]["turn"] is not None
+
+                    await conn.wait_for(begun, 10)
+                elif room["rematch"] is not None and room["rematch"]["waiting"]:
                     names = {p["id"]: p["name"] for p in room["players"]}
                     self.say("waiting for " + ", ".join(names.get(i, "?") for i in room["rematch"]["waiting"]))
             elif verb == "bot":
