@@ -87,6 +87,9 @@ async def test_a_solo_game_from_the_keyboard_alone(live, browser, shots) -> None
                 )
                 assert animation == "none"
                 await page.screenshot(path=shots / "keyboard-turn.png", full_page=True)
+        # the roll's answer first: while an action is in flight the client takes no other
+        # (js/main.js act), and the dice show from the roll's event before its answer comes
+        await expect(game).to_have_attribute("data-busy", "false")
         await tab_to(page, "#game .score-option")
         await page.keyboard.press("Enter")
         if await page.locator("#confirm").is_visible():
