@@ -7,6 +7,7 @@ WebCrypto, a tampered roll (served by route interception) named exactly."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import re
@@ -246,10 +247,18 @@ async def test_the_leaderboard_pages_and_links_each_entry_to_its_replay(live, br
     assert len(board) >= 3
     console = Console()
     page = await open_page(browser, console)
+
+    async def late(route: Route) -> None:  # the first board's answer comes after the chosen one's
+        await asyncio.sleep(1.5)
+        await route.continue_()
+
+    await page.route(re.compile(r"/api/leaderboards/yahtzee\b"), late)
     await page.goto(f"{live.http}/")
-    await page.click("#link-leaderboards")
-    await page.select_option("#board-ruleset", "yatzy")
-    await expect(page).to_have_url(re.compile(r"ruleset=yatzy"))
+    async with page.expect_event("requestfinished", lambda r: "/api/leaderboards/yahtzee" in r.url, timeout=15_000):
+        await page.click("#link-leaderboards")
+        await page.select_option("#board-ruleset", "yatzy")
+        await expect(page).to_have_url(re.compile(r"ruleset=yatzy"))
+    await page.evaluate("() => new Promise((done) => setTimeout(done, 200))")  # the late answer is read
     rows = page.locator("#board-table tbody tr")
     await expect(rows).to_have_count(len(board))
     # the rows' profiles in the board's order, read in one go in the page (the table can be redrawn

@@ -103,7 +103,9 @@ export async function leaderboardPage(app, { rulesets }) {
     </section>`;
   const board = app.querySelector('#board');
   const mine = local()?.id;
+  let latest = 0; // the newest load: an older one's answer that comes after it is dropped
   async function load() {
+    const ticket = ++latest;
     const query = new URLSearchParams({ ruleset: state.ruleset, kind: state.kind, period: state.period });
     if (state.offset) query.set('offset', String(state.offset));
     if (state.limit !== 25) query.set('limit', String(state.limit));
@@ -115,10 +117,12 @@ export async function leaderboardPage(app, { rulesets }) {
         query: { kind: state.kind, period: state.period, offset: state.offset, limit: state.limit },
       });
     } catch (error) {
+      if (ticket !== latest) return;
       board.removeAttribute('aria-busy');
       board.innerHTML = `<p role="alert">${esc(refusal(error))}</p>`;
       return;
     }
+    if (ticket !== latest) return; // the reader chose another board meanwhile
     board.removeAttribute('aria-busy');
     const value = (entry) =>
       state.kind === 'best'
