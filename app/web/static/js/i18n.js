@@ -111,11 +111,21 @@ export function plural(key, count, params = {}) {
   return t(exact ? `${key}.${rule}` : `${key}.other`, { ...params, count });
 }
 
-/** A list of names joined the language's way ("Ana and Ben"). */
+/** A list of names joined the language's way ("Ana and Ben"). In a right-to-left
+ * language each name is isolated (FSI ... PDI): a Latin name beside the Arabic
+ * "و" cannot pull its neighbours into left-to-right order. */
 export function list(items) {
+  const shown = rtl ? items.map((item) => `\u2068${item}\u2069`) : items.map(String);
   try {
-    return new Intl.ListFormat(current, { type: 'conjunction' }).format(items);
+    return new Intl.ListFormat(current, { type: 'conjunction' }).format(shown);
   } catch {
-    return items.join(', ');
+    return shown.join(', ');
   }
+}
+
+/** A message about a list of names (`{names}`) whose grammar depends on how many
+ * there are (Swahili "ameshinda" / "wameshinda", the Arabic dual): its plural
+ * forms are picked by the number of names, as `plural` picks them by a count. */
+export function names(key, items, params = {}) {
+  return plural(key, items.length, { ...params, names: list(items) });
 }
