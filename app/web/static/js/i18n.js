@@ -111,16 +111,17 @@ export function plural(key, count, params = {}) {
   return t(exact ? `${key}.${rule}` : `${key}.other`, { ...params, count });
 }
 
-/** A list of names joined the language's way ("Ana and Ben"). In a right-to-left
- * language each name is isolated (FSI ... PDI): a Latin name beside the Arabic
- * "و" cannot pull its neighbours into left-to-right order. */
+/** A list of names joined the language's way ("Ana, Ben and Chloe"), by the
+ * catalog's list.two, list.middle and list.end patterns (Intl.ListFormat has
+ * no Burmese or Mongolian in Chromium: it said "and" there). Each name goes
+ * through t(), so in a right-to-left language each is isolated (FSI ... PDI). */
 export function list(items) {
-  const shown = rtl ? items.map((item) => `\u2068${item}\u2069`) : items.map(String);
-  try {
-    return new Intl.ListFormat(current, { type: 'conjunction' }).format(shown);
-  } catch {
-    return shown.join(', ');
-  }
+  const shown = items.map(String);
+  if (shown.length < 2) return shown.join('');
+  if (shown.length === 2) return t('list.two', { a: shown[0], b: shown[1] });
+  let joined = t('list.end', { a: shown[shown.length - 2], b: shown[shown.length - 1] });
+  for (let i = shown.length - 3; i >= 0; i -= 1) joined = t('list.middle', { a: shown[i], b: joined });
+  return joined;
 }
 
 /** A message about a list of names (`{names}`) whose grammar depends on how many

@@ -145,7 +145,7 @@ export async function replayPage(app, { code, number, rulesets }) {
     view.dataset.version = String(step.event.version);
     view.querySelector('#replay-range').value = String(at);
     view.querySelector('#replay-range').setAttribute('aria-valuetext', t('rp.move_of', { move: at, moves: steps.length - 1 }));
-    view.querySelector('#replay-step').textContent = `${t('rp.move_of', { move: at, moves: steps.length - 1 })}: ${describe(step)}`;
+    view.querySelector('#replay-step').textContent = t('rp.step_line', { move: t('rp.move_of', { move: at, moves: steps.length - 1 }), step: describe(step) });
     const bad = failedVersion() !== null && step.kind === 'rolled' && step.event.version === failedVersion();
     const line = view.querySelector('#replay-roll-check');
     line.hidden = !bad;
