@@ -43,6 +43,20 @@ async def play_rounds(base: str, code: str, token: str, player: str, rounds: int
     raise AssertionError(f"round {rounds} never came")
 
 
+async def play_screen_ok(page: Page, lang: str) -> None:
+    """check_screen, but the play screen's player columns cut a long name with an
+    ellipsis by design (all of a turn on the first screen, issue 18.1): such a
+    name must then be whole in the column's title and in the list of players."""
+    clipped = await page.locator("#scorecard thead th[title]").evaluate_all(
+        "(cells) => cells.filter((c) => c.scrollWidth > c.clientWidth).map((c) => [c.title, c.textContent])"
+    )
+    players = await page.locator("#game-players").inner_text()
+    for title, text in clipped:
+        assert title == text and title in players, (title, text)
+    await page.add_style_tag(content="#scorecard thead th[title] { text-overflow: clip; overflow: visible; }")
+    await check_screen(page, lang)
+
+
 async def glossary_clean(page: Page, lang: str, where: str) -> None:
     text = (await page.locator("#app").inner_text()).replace("\u2068", "").replace("\u2069", "")
     assert violations(lang, [(where, "screen", text)]) == []
@@ -89,7 +103,7 @@ async def test_game_end_and_replay_screens(live, browser: Browser, shots: Path, 
         fits = "(l) => l.scrollWidth <= l.clientWidth && l.clientWidth <= l.parentElement.clientWidth"
         assert await label.evaluate(fits), f"{lang} at {width} px: {words['game.kept']} does not fit the die"
     await page.screenshot(path=shots / f"{lang}-game-390x844.png", full_page=True)
-    await check_screen(page, lang)
+    await play_screen_ok(page, lang)
     await glossary_clean(page, lang, "game screen")
 
     # the end: the winner line, the scorecards, the pad and (tables permitting) the analysis
