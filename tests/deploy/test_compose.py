@@ -105,3 +105,14 @@ def test_the_replicas_sit_behind_the_proxy_which_alone_is_trusted() -> None:
         for volume in service.get("volumes", []):
             source = volume.split(":", 1)[0]
             assert source.startswith("./") or source in data["volumes"], f"{volume}: an anonymous volume"
+
+
+def test_the_final_stage_keeps_one_copy_of_what_it_copies() -> None:
+    """A RUN in the final stage that changes a file copied from the build
+    stage (a chmod, a chown) stores a second copy of it in a layer of its own:
+    the strategy tables' modes are set in the build stage."""
+    final = (ROOT / "Dockerfile").read_text().rsplit("\nFROM ", 1)[1]
+    runs = re.findall(r"^RUN (?:.*\\\n)*.*$", final, re.MULTILINE)
+    assert runs
+    for run in runs:
+        assert "/opt/dicecup" not in run, f"the final stage changes copied files: {run}"
