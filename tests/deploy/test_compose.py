@@ -86,6 +86,8 @@ def test_the_replicas_sit_behind_the_proxy_which_alone_is_trusted() -> None:
     services = data["services"]
     assert "ports" not in services["app"], "the replicas are reached through the proxy only"
     assert services["app"]["deploy"]["replicas"] >= 2
+    # podman-compose (deploy/ci/stack.sh) starts one replica unless the mode is said
+    assert services["app"]["deploy"].get("mode") == "replicated"
     pool = data["networks"]["dicecup"]["ipam"]["config"][0]
     subnet, dynamic = ipaddress.ip_network(pool["subnet"]), ipaddress.ip_network(pool["ip_range"])
     fixed = {
