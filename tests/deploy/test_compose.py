@@ -118,3 +118,16 @@ def test_the_final_stage_keeps_one_copy_of_what_it_copies() -> None:
     assert runs
     for run in runs:
         assert "/opt/dicecup" not in run, f"the final stage changes copied files: {run}"
+
+
+def test_the_proxy_asks_the_dns_server_of_its_own_network() -> None:
+    """Docker's DNS is 127.0.0.11, podman's the network's gateway: the proxy
+    reads the address from its /etc/resolv.conf at start (a fixed
+    127.0.0.11 never resolved the replicas under podman), then hands over to
+    the nginx image's entrypoint, which renders the template."""
+    proxy = compose()["services"]["proxy"]
+    assert "NGINX_RESOLVER" not in proxy["environment"]
+    script = " ".join(proxy["entrypoint"])
+    assert "/etc/resolv.conf" in script and "export NGINX_RESOLVER=" in script
+    assert 'exec /docker-entrypoint.sh "$$@"' in script
+    assert proxy["command"][0] == "nginx"
