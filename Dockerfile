@@ -26,8 +26,11 @@ RUN /opt/dicecup/bin/pip install --no-deps . \
     && /opt/dicecup/bin/python -m compileall -q /opt/dicecup/lib
 # Every strategy table, then a check that the server loads each of them
 # (the build fails otherwise).
+# Read-only for the server's user: set here, because a chmod in the final
+# stage would copy every table into a layer of its own.
 RUN /opt/dicecup/bin/python -m app.strategy solve all --quiet --dir /opt/dicecup/strategy \
     && rm -f /opt/dicecup/strategy/*.lock \
+    && chmod -R a=rX /opt/dicecup/strategy \
     && /opt/dicecup/bin/python -c "import sys; from pathlib import Path; from app.strategy import StrategyStore; \
 missing = StrategyStore(Path('/opt/dicecup/strategy'), solve=False).load_available(); \
 sys.exit(f'strategy tables missing: {missing}' if missing else 0)"
@@ -42,9 +45,8 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     DICECUP_STRATEGY_DIR=/opt/dicecup/strategy \
     DICECUP_STRATEGY_SOLVE=false
 COPY --from=build /opt/dicecup /opt/dicecup
-# The tables are read-only for the server's user; /data (SQLite, backups) is its own.
+# /data (SQLite, backups) is the server's user's own.
 RUN useradd --system --no-create-home --home-dir /data --shell /usr/sbin/nologin dicecup \
-    && chmod -R a=rX /opt/dicecup/strategy \
     && mkdir /data && chown dicecup /data
 USER dicecup
 WORKDIR /data

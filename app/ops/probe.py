@@ -6,19 +6,34 @@ Asks this instance's ``/api/health`` (liveness: the process answers) or
 
 from __future__ import annotations
 
+import os
 import sys
 import urllib.error
 import urllib.request
 
-from app.config import Settings
+
+def target() -> tuple[str, int]:
+    """The address the server listens on. ``DICECUP_HOST`` and
+    ``DICECUP_PORT`` from the environment when both are there (they win over
+    a .env file, as in the settings; the image sets both), without importing
+    the settings: the probe runs every few seconds, and pydantic's import
+    alone took most of a 3 s check's time on a loaded machine. Otherwise the
+    settings' own answer (.env, defaults)."""
+    host, port = os.environ.get("DICECUP_HOST"), os.environ.get("DICECUP_PORT")
+    if host is not None and port is not None and port.strip().isdigit():
+        return host.strip(), int(port)
+    from app.config import Settings
+
+    settings = Settings()
+    return settings.host, settings.port
 
 
 def probe(kind: str, timeout: float = 2.0) -> bool:
-    settings = Settings()
-    host = "127.0.0.1" if settings.host in ("", "0.0.0.0", "::") else settings.host
+    host, port = target()
+    host = "127.0.0.1" if host in ("", "0.0.0.0", "::") else host
     if ":" in host:
         host = f"[{host}]"
-    url = f"http://{host}:{settings.port}/api/{kind}"
+    url = f"http://{host}:{port}/api/{kind}"
     try:
         with urllib.request.urlopen(url, timeout=timeout) as response:
             return bool(response.status == 200)

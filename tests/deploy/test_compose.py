@@ -86,6 +86,8 @@ def test_the_replicas_sit_behind_the_proxy_which_alone_is_trusted() -> None:
     services = data["services"]
     assert "ports" not in services["app"], "the replicas are reached through the proxy only"
     assert services["app"]["deploy"]["replicas"] >= 2
+    # podman-compose (deploy/ci/stack.sh) starts one replica unless the mode is said
+    assert services["app"]["deploy"].get("mode") == "replicated"
     pool = data["networks"]["dicecup"]["ipam"]["config"][0]
     subnet, dynamic = ipaddress.ip_network(pool["subnet"]), ipaddress.ip_network(pool["ip_range"])
     fixed = {
@@ -105,3 +107,27 @@ def test_the_replicas_sit_behind_the_proxy_which_alone_is_trusted() -> None:
         for volume in service.get("volumes", []):
             source = volume.split(":", 1)[0]
             assert source.startswith("./") or source in data["volumes"], f"{volume}: an anonymous volume"
+
+
+def test_the_final_stage_keeps_one_copy_of_what_it_copies() -> None:
+    """A RUN in the final stage that changes a file copied from the build
+    stage (a chmod, a chown) stores a second copy of it in a layer of its own:
+    the strategy tables' modes are set in the build stage."""
+    final = (ROOT / "Dockerfile").read_text().rsplit("\nFROM ", 1)[1]
+    runs = re.findall(r"^RUN (?:.*\\\n)*.*$", final, re.MULTILINE)
+    assert runs
+    for run in runs:
+        assert "/opt/dicecup" not in run, f"the final stage changes copied files: {run}"
+
+
+def test_the_proxy_asks_the_dns_server_of_its_own_network() -> None:
+    """Docker's DNS is 127.0.0.11, podman's the network's gateway: the proxy
+    reads the address from its /etc/resolv.conf at start (a fixed
+    127.0.0.11 never resolved the replicas under podman), then hands over to
+    the nginx image's entrypoint, which renders the template."""
+    proxy = compose()["services"]["proxy"]
+    assert "NGINX_RESOLVER" not in proxy["environment"]
+    script = " ".join(proxy["entrypoint"])
+    assert "/etc/resolv.conf" in script and "export NGINX_RESOLVER=" in script
+    assert 'exec /docker-entrypoint.sh "$$@"' in script
+    assert proxy["command"][0] == "nginx"

@@ -177,6 +177,7 @@ def nginx(resolver_port: int, upstream_port: int) -> Iterator[str]:
                 "NGINX_LISTEN": f"127.0.0.1:{port}",
                 "NGINX_RESOLVER": f"127.0.0.1:{resolver_port} valid=1s ipv6=off",
                 "NGINX_UPSTREAM": f"{NAME}:{upstream_port}",
+                "NGINX_INSTANCES": "",  # as compose: the resolved name, no fixed list
                 "NGINX_TLS_PROXY": "192.0.2.1",  # none here (TEST-NET)
             },
         )
