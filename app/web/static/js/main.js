@@ -6,6 +6,7 @@
 // <base>, so the client works under any root path. Every string a person
 // reads comes from the message catalog.
 import { BASE, DicecupError, RoomConnection, RoomStore, analysis, api, appUrl, chances, rulesets, seats } from './api.js';
+import * as A from './attention.js';
 import { attrs, esc, fill, focusFirst, keepFocus, reconcile, slot } from './dom.js';
 import * as F from './feel.js';
 import { howToPlay } from './howto.js';
@@ -13,6 +14,7 @@ import { has, language, loadCatalog, n, t } from './i18n.js';
 import { LANGUAGE_EVENT, mountLanguageSwitch } from './lang.js';
 import * as N from './notify.js';
 import * as P from './pages.js';
+import * as R from './rejoin.js';
 import { S, boxLabel, keptShown, me, myTurn, playerName, room as currentRoom } from './state.js';
 import * as V from './views.js';
 
@@ -277,12 +279,20 @@ async function openRoom(code) {
     return;
   }
   if (S.code !== code || S.store) return;
+  if (!S.seat) {
+    // a new tab, or the link opened again: the seat this device (or its profile) holds comes back (js/rejoin.js)
+    const back = await R.reclaim(room);
+    if (S.code !== code || S.store) return;
+    S.seat = back;
+  }
   S.store = new RoomStore();
   S.store.set(room);
   unsubscribe = S.store.subscribe(onUpdate);
   connect();
   render();
-  focusFirst(S.seat && room.host_id === S.seat.playerId ? ['#start-game', '#roll', '#room-title'] : ['#roll', '#join-name', '#room-title']);
+  // during a game the room's card is below the table: focus stays on the table (the tray), not there
+  const playing = room.status === 'playing' ? ['#roll', '#turn-banner'] : [];
+  focusFirst(S.seat && room.host_id === S.seat.playerId ? ['#start-game', ...playing, '#room-title'] : [...playing, '#join-name', '#room-title']);
   if (room.status === 'playing') fetchChances();
   P.noteRoom(room, S.seat);
   fetchLog(code, room.version);
@@ -326,6 +336,7 @@ function closeRoom() {
   if (conn) conn.close();
   if (unsubscribe) unsubscribe();
   unsubscribe = null;
+  A.forgetChat();
   Object.assign(S, { code: null, store: null, log: [], chat: [], chances: null, analyses: {}, review: null, hint: null, pendingKept: null, busy: false, showQr: false });
 }
 
@@ -386,7 +397,10 @@ function onUpdate(room, update) {
       const known = S.chat.some((entry) => entry.version === event.version);
       noteChat(event, playerName(event.player_id));
       // the polite live region reads out what the others say
-      if (!known && event.player_id !== me()) announce(V.chatAnnouncement(event, playerName(event.player_id)));
+      if (!known && event.player_id !== me()) {
+        announce(V.chatAnnouncement(event, playerName(event.player_id)));
+        A.chatArrived(); // a badge if the chat is out of view (js/attention.js)
+      }
       return scheduleRender();
     }
     if (S.log.some((entry) => entry.version === event.version)) return scheduleRender(); // a replayed event already in the log
@@ -446,6 +460,7 @@ function render() {
   const room = currentRoom();
   if (!room) return;
   keepFocus(app, FOCUS_FALLBACK, () => draw(room));
+  A.keepTrayInView(room, room.players.some((p) => p.id === me()), myTurn());
   if (S.focusRoll) {
     S.focusRoll = false;
     // my turn came round while focus waited on the banner: go to the roll button
@@ -467,6 +482,8 @@ function draw(room) {
   drawLobby(slot(app, 'lobby'), playing ? null : room);
   drawLog(slot(app, 'log'));
   drawChat(slot(app, 'chat'), room);
+  A.watchChat();
+  A.drawBadge();
   app.dataset.status = room.status;
   app.dataset.version = room.version;
   markOverflow();
@@ -836,6 +853,11 @@ async function onClick(event) {
     } else if (action === 'resume') {
       S.seat = seats.remembered(S.code);
       seats.set(S.code, S.seat);
+      connect();
+      render();
+    } else if (action === 'watch') {
+      R.watchInstead(S.code);
+      S.seat = null;
       connect();
       render();
     } else if (action === 'notify') {

@@ -6,6 +6,7 @@ import { dieSvg } from './dice.js';
 import { decimal, language, list, n, plural, t } from './i18n.js';
 import { esc } from './dom.js';
 import { control as notifyControl } from './notify.js';
+import { reclaimed } from './rejoin.js';
 import qrcode from '../vendor/qrcode-generator/qrcode.mjs';
 import { S, boxLabel, me, myTurn, playerName, room as currentRoom, ruleset } from './state.js';
 
@@ -16,6 +17,10 @@ const points1 = (value) => decimal(value, 1);
 // ---------------------------------------------------------------- room head, players, lobby
 
 function resumeOffer(room) {
+  if (S.seat && reclaimed(room.code)) {
+    // taken back by itself (js/rejoin.js): a friend in another tab of this browser may watch (and join) instead
+    return `<p class="reclaimed"><button class="quiet small" data-action="watch" id="watch-instead">${esc(t('room.watch_instead', { name: S.seat.name || '?' }))}</button></p>`;
+  }
   const remembered = !S.seat && seats.remembered(room.code);
   if (!remembered || !room.players.some((p) => p.id === remembered.playerId)) return '';
   return `<button class="primary" data-action="resume" id="resume-seat">${esc(t('room.continue_as', { name: remembered.name || '?' }))}</button>`;
@@ -183,10 +188,11 @@ export function controls(game) {
   const turn = game.turn;
   const label = turn.rolls_left ? plural('game.roll_button', turn.rolls_left) : t('game.no_rolls');
   const hint = turn.dice ? t('game.pick_box') : t('game.roll_first');
+  const tip = turn.dice ? t(turn.rolls_left ? 'game.tip_keep' : 'game.tip_pick') : ''; // a phone's one short line
   const hints = currentRoom().options.hints && turn.dice;
   return `<div class="turn-actions"><button class="primary big" id="roll" data-action="roll" aria-keyshortcuts="R" ${turn.rolls_left ? '' : 'disabled'} ${S.busy ? 'aria-disabled="true"' : ''}>${esc(label)} <kbd class="key" aria-hidden="true">${ROLL_KEY}</kbd></button>
       ${hints ? `<button class="quiet" data-action="hint" id="hint">${esc(t('game.hint'))}</button>` : ''}</div>
-      <p class="muted turn-help">${esc(hint)}</p>
+      <p class="muted turn-help">${esc(hint)}</p>${tip ? `<p class="muted turn-tip" id="turn-tip">${esc(tip)}</p>` : ''}
       <p class="muted small keys" id="keys-help">${esc(t('game.keys'))}</p>
       ${hints && S.hint ? hintView(S.hint, turn) : ''}`;
 }
