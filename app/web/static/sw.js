@@ -33,6 +33,7 @@ const SHELL = [
   'static/js/notify.js',
   'static/js/feel.js',
   'static/js/attention.js',
+  'static/js/quickplay.js',
   'static/js/rejoin.js',
   'static/vendor/qrcode-generator/qrcode.mjs',
   'static/sdk/index.js',

@@ -14,6 +14,7 @@ import { has, language, loadCatalog, n, t } from './i18n.js';
 import { LANGUAGE_EVENT, mountLanguageSwitch } from './lang.js';
 import * as N from './notify.js';
 import * as P from './pages.js';
+import * as Q from './quickplay.js';
 import * as R from './rejoin.js';
 import { S, boxLabel, keptShown, me, myTurn, playerName, room as currentRoom } from './state.js';
 import * as V from './views.js';
@@ -202,11 +203,7 @@ function renderHome() {
         <button class="primary" id="create-submit">${esc(t('home.create_submit'))}</button>
       </form>
     </section>
-    <section class="card quickplay">
-      <h2>${esc(t('lc.quickplay'))}</h2>
-      <p class="muted">${esc(t('lc.quickplay_help'))}</p>
-      <button class="primary big" data-action="quickplay" id="quickplay">${esc(t('lc.quickplay'))}</button>
-    </section>
+    ${Q.card()}
     <section class="card">
       <h2>${esc(t('home.join'))}</h2>
       <form data-form="open" class="row">
@@ -760,23 +757,7 @@ async function onClick(event) {
   const action = target.dataset.action;
   const room = currentRoom();
   try {
-    if (action === 'quickplay') {
-      // the name and rule set of the create form (the name is needed: the browser says so)
-      const form = app.querySelector('form[data-form="create"]');
-      if (!form.reportValidity()) return;
-      const data = new FormData(form);
-      const name = String(data.get('name')).trim();
-      localStorage.setItem('dicecup.name', name);
-      target.disabled = true;
-      let played;
-      try {
-        played = await api.quickPlay({ ruleset: String(data.get('ruleset')), name });
-      } finally {
-        target.disabled = false;
-      }
-      seats.set(played.room.code, { token: played.token, playerId: played.player.id, name });
-      go(`r/${played.room.code}`);
-    } else if (action === 'vs-computer') {
+    if (action === 'vs-computer') {
       // one click: a room with one bot, started (POST /api/rooms with bots and start), and into the game
       const typed = String(app.querySelector('#create-name')?.value || '').trim();
       const known = typed || localStorage.getItem('dicecup.name');
@@ -869,6 +850,11 @@ async function onClick(event) {
       const name = playerName(target.dataset.player);
       const ok = await ask(t('lc.remove_confirm', { name }), t('lc.remove', { name }), t('confirm.no'));
       if (ok) await api.leave(S.code, target.dataset.player, S.seat.token);
+    } else if (action === 'stop-looking') {
+      const { code, seat } = S;
+      go(''); // the room closed here first: its socket's end is not a refusal to tell
+      seats.forget(code);
+      await api.leave(code, seat.playerId, seat.token);
     } else if (action === 'leave') {
       await api.leave(S.code, S.seat.playerId, S.seat.token);
       seats.forget(S.code);
@@ -889,6 +875,7 @@ async function onSubmit(event) {
   if (submit) submit.disabled = true;
   try {
     if (form.dataset.form === 'create') await createRoom(form);
+    else if (form.dataset.form === 'quickplay') await Q.play(form, app.querySelector('#create-ruleset').value, go); // the create form's rule set
     else if (form.dataset.form === 'chat') {
       const input = form.querySelector('#chat-input');
       // nothing to send (the server would refuse it with chat_empty): said here, no request

@@ -6,6 +6,7 @@ import { dieSvg } from './dice.js';
 import { decimal, language, list, n, plural, t } from './i18n.js';
 import { esc } from './dom.js';
 import { control as notifyControl } from './notify.js';
+import { seeking, waiting } from './quickplay.js';
 import { reclaimed } from './rejoin.js';
 import qrcode from '../vendor/qrcode-generator/qrcode.mjs';
 import { S, boxLabel, me, myTurn, playerName, room as currentRoom, ruleset } from './state.js';
@@ -39,7 +40,7 @@ export function roomHeader(room) {
       <p class="muted">${esc(t(`ruleset.${room.ruleset}`))}${room.game ? ` · ${esc(t('game.title', { number: room.game.number }))}` : ''}</p>
       <p><a href="rules/${esc(room.ruleset)}" target="_blank" rel="noopener" id="rules-link">${esc(t('howto.title', { ruleset: t(`ruleset.${room.ruleset}`) }))}</a></p>
       ${notifyControl(room)}</div>
-      ${room.max_players === 1 || vsComputer(room) ? '' : `<div class="share"><span class="muted">${esc(t('room.share'))}</span>
+      ${room.max_players === 1 || vsComputer(room) || seeking(room) ? '' : `<div class="share"><span class="muted">${esc(t('room.share'))}</span>
         <code id="room-link">${esc(link)}</code>
         <button data-action="copy" id="copy-link">${esc(t('room.copy_link'))}</button>
         ${typeof navigator.share === 'function' ? `<button data-action="share" id="share-link">${esc(t('ps.share'))}</button>` : ''}
@@ -117,6 +118,8 @@ export function lobbyActions(room) {
           <label>${esc(t('home.name'))}<input name="name" id="join-name" required maxlength="128" value="${esc(localStorage.getItem('dicecup.name') || '')}"></label>
           <button class="primary" id="join-submit">${esc(t('room.join_submit'))}</button>
         </form><p class="muted">${esc(t('room.spectating'))}</p>`;
+  } else if (seeking(room)) {
+    return waiting(room); // quick play: looking for players, not a private lobby (js/quickplay.js)
   } else if (isHost) {
     const label = t('room.start');
     const levels = (ruleset()?.bot_levels || [])
