@@ -125,6 +125,14 @@ async def test_the_tray_is_in_view_when_the_computer_starts(paced, browser, shot
     monkeypatch.setitem(BOT_SPEEDS, "normal", 0.0)
     await finish_by_api(paced.http, code, await seat_of(page, code))
     await expect(page.locator("#final")).to_be_visible(timeout=30_000)
+    # the score pad and the scorecard under it show the players in one order (the turns')
+    pad = await page.locator("#score-pad thead th").evaluate_all("(h) => h.map((x) => x.dataset.player)")
+    card = await page.locator("#end .scorecard thead th").evaluate_all("(h) => h.slice(1).map((x) => x.title)")
+    async with httpx.AsyncClient(base_url=paced.http) as http:
+        room = (await http.get(f"/api/rooms/{code}")).json()
+    names = {p["id"]: p["name"] for p in room["players"]}
+    assert [names[p] for p in pad] == card == [names[p] for p in room["game"]["order"]]
+    assert room["game"]["order"][0] != me  # the computer went first: turn order is not seat order
     monkeypatch.setitem(BOT_SPEEDS, "normal", 1.0)
     await page.evaluate("() => scrollTo(0, document.documentElement.scrollHeight)")
     await tap(page, "#play-again")

@@ -16,7 +16,7 @@ import * as N from './notify.js';
 import * as P from './pages.js';
 import * as Q from './quickplay.js';
 import * as R from './rejoin.js';
-import { S, boxLabel, keptShown, me, myTurn, playerName, room as currentRoom } from './state.js';
+import { S, boxLabel, keptShown, me, myTurn, newcomerLevel, playerName, room as currentRoom } from './state.js';
 import * as V from './views.js';
 
 const app = document.getElementById('app');
@@ -64,8 +64,9 @@ function appPath() {
   return path.startsWith(BASE.pathname) ? `/${path.slice(BASE.pathname.length)}` : path;
 }
 
-function go(path) {
-  history.pushState({}, '', appUrl(path));
+/** Show the app page at `path`; `replace`: in place of this one in the history (a form that is done). */
+function go(path, { replace = false } = {}) {
+  history[replace ? 'replaceState' : 'pushState']({}, '', appUrl(path));
   route();
 }
 
@@ -124,9 +125,13 @@ function route() {
     statusLine.textContent = '';
     app.innerHTML = howToPlay(S.rulesets[rules[1]]);
     document.title = t('howto.title', { ruleset: t(`ruleset.${rules[1]}`) });
+  } else if (path === '/' || (rules && !Object.keys(S.rulesets).length)) {
+    closeRoom();
+    renderHome(); // (the rule sets unknown, the server unreachable: home says so)
   } else {
     closeRoom();
-    renderHome();
+    statusLine.textContent = '';
+    P.notFoundPage(app);
   }
 }
 
@@ -154,11 +159,10 @@ function renderHome() {
   const seatsOptions = [1, 2, 3, 4, 5, 6, 7, 8]
     .map((count) => `<option value="${count}" ${count === 2 ? 'selected' : ''}>${n(count)}</option>`)
     .join('');
-  // the bot levels the server has (GET /api/rulesets), strongest first; a middling one chosen
+  // the bot levels the server has (GET /api/rulesets), strongest first; the newcomer's chosen
   const levels = (S.rulesets[names[0]] || { bot_levels: [] }).bot_levels || [];
-  const middle = levels[Math.floor(levels.length / 2)];
   const levelOptions = levels
-    .map((level) => `<option value="${esc(level)}" ${level === middle ? 'selected' : ''}>${esc(t(`bot.${level}`))}</option>`)
+    .map((level) => `<option value="${esc(level)}" ${level === newcomerLevel(levels) ? 'selected' : ''}>${esc(t(`bot.${level}`))}</option>`)
     .join('');
   const joker = (rules) => rules.options.joker;
   const withJoker = names.filter((name) => joker(S.rulesets[name]));
@@ -534,7 +538,7 @@ function drawLog(node) {
     return;
   }
   if (!node.querySelector('.log')) fill(node, `<section class="card log" aria-label="${esc(t('game.log'))}"><h2>${esc(t('game.log'))}</h2><ol></ol></section>`);
-  const items = S.log
+  const items = V.logShown(S.log)
     .map((entry) => ({ key: String(entry.version), line: V.logLine(entry.event, entry.name, entry.started) }))
     .filter((item) => item.line)
     .slice(0, 8)
