@@ -1,5 +1,5 @@
 """Server processes for the benchmarks: Dicecup instances, the echo baseline,
-scratch databases, and their memory."""
+boardgame.io (bench/bgio), scratch databases, and their memory."""
 
 from __future__ import annotations
 
@@ -190,6 +190,18 @@ def echo() -> Iterator[Server]:
         "--log-level", "warning", "--ws-per-message-deflate", "false",
     ]  # fmt: skip
     with _process(args, dict(os.environ), "/", port) as server:
+        yield server
+
+
+@contextmanager
+def bgio(folder: Path, node: str = "node") -> Iterator[Server]:
+    """boardgame.io's server (``server.js`` in ``folder``, bench/bgio) under
+    Node, its games in memory, on loopback; production mode, so it logs no
+    move (``DICECUP_LOG_LEVEL=warning`` for Dicecup)."""
+    port = free_port()
+    env = {**os.environ, "NODE_ENV": "production"}
+    env.pop("FLATFILE_DIR", None)  # boardgame.io would store its matches in files there
+    with _process([node, str(folder / "server.js"), str(port)], env, "/games", port) as server:
         yield server
 
 

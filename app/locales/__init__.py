@@ -1,16 +1,21 @@
 """The languages of the API's labels: rule-set, box and section names for
 ``GET /api/rulesets`` in English, Burmese, Swahili, Gujarati, Arabic and
-Mongolian (``docs/translations.md``).
+Mongolian (``docs/translations.md``), and the sentences the server itself
+sends people (turn notifications).
 
-One data file per language (``<code>.json`` beside this module); English
-labels come from the rule sets themselves (:mod:`app.rules` knows nothing of
-translations). A language is chosen by ``?lang=`` (one of :class:`Language`),
-else by the ``Accept-Language`` header, else English.
+One data file of labels per language (``<code>.json`` beside this module);
+English labels come from the rule sets themselves (:mod:`app.rules` knows
+nothing of translations). Sentences come from the web client's catalogs
+(``app/web/static/i18n/<code>.json``, :func:`message`), the one source of
+every sentence a player reads, so a push says what the client says. A
+language is chosen by ``?lang=`` (one of :class:`Language`), else by the
+``Accept-Language`` header, else English.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from enum import StrEnum
 from functools import cache
 from pathlib import Path
@@ -19,6 +24,8 @@ from typing import Any
 from app.rules.ruleset import RuleSet
 
 DATA = Path(__file__).parent
+CATALOGS = DATA.parent / "web" / "static" / "i18n"
+"""The web client's message catalogs (shipped in the package with the client)."""
 
 
 class Language(StrEnum):
@@ -83,7 +90,39 @@ def section_label(language: Language, section: str) -> str:
     return label if isinstance(label, str) and label else _data(DEFAULT)["sections"][section]
 
 
+@cache
+def _catalog(language: Language) -> dict[str, Any]:
+    data = json.loads((CATALOGS / f"{language.value}.json").read_text(encoding="utf-8"))
+    assert isinstance(data, dict)
+    return data
+
+
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+_ISOLATE = "\u2068{}\u2069"
+
+
+def message(language: Language, key: str, **params: str | int) -> str:
+    """The catalog's message ``key`` in ``language`` (English where it has none),
+    its ``{placeholders}`` filled as the client's ``t()`` fills them
+    (``js/i18n.js``): numbers in Latin digits, and in a right-to-left language
+    every text (a room code, a name) isolated (FSI ... PDI) so its letters
+    cannot reorder the sentence around it."""
+    catalog = _catalog(language)
+    text = catalog.get(key) or _catalog(DEFAULT)[key]
+    rtl = catalog.get("_meta", {}).get("dir") == "rtl"
+
+    def fill(match: re.Match[str]) -> str:
+        if match.group(1) not in params:
+            return match.group(0)
+        value = params[match.group(1)]
+        if isinstance(value, int):
+            return str(value)
+        return _ISOLATE.format(value) if rtl else value
+
+    return _PLACEHOLDER.sub(fill, str(text))
+
+
 def push_text(language: Language, code: str, round_number: int) -> tuple[str, str]:
-    """A turn notification's title and body (``app.notify``) in ``language``."""
-    push = _data(language).get("push") or _data(DEFAULT)["push"]
-    return str(push["title"]), str(push["body"]).format(code=code, round=round_number)
+    """A turn notification's title and body (``app.notify``) in ``language``:
+    the client's own "Your turn" and ``push.turn_body``."""
+    return message(language, "game.your_turn"), message(language, "push.turn_body", code=code, round=round_number)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from app.locales import DATA, Language, negotiate
+from app.locales import DATA, Language, message, negotiate, push_text
 from app.rules import RULESETS
 
 CATALOGS = Path(__file__).resolve().parents[2] / "app" / "web" / "static" / "i18n"
@@ -50,6 +50,24 @@ def test_server_labels_agree_with_the_client_catalogs(language: Language) -> Non
         assert set(data["rulesets"][name]["boxes"]) == set(rules.boxes), name
         for box in rules.boxes:
             assert data["rulesets"][name]["boxes"][box] == catalog[f"box.{name}.{box}"]
+
+
+@pytest.mark.parametrize("language", list(Language))
+def test_push_texts_are_the_client_catalogs_sentences(language: Language) -> None:
+    """One source per sentence (issue 30): a turn notification says the catalog's
+    "Your turn" and push.turn_body, filled as the client fills them; the label
+    files hold labels only."""
+    catalog = json.loads((CATALOGS / f"{language.value}.json").read_text(encoding="utf-8"))
+    code = "\u2068K7QXRP\u2069" if catalog["_meta"]["dir"] == "rtl" else "K7QXRP"
+    body = catalog["push.turn_body"].replace("{code}", code).replace("{round}", "12")
+    assert push_text(language, "K7QXRP", 12) == (catalog["game.your_turn"], body)
+    assert "{" not in body and "K7QXRP" in body and "12" in body
+    data = json.loads((DATA / f"{language.value}.json").read_text(encoding="utf-8"))
+    assert set(data) <= {"name", "sections", "rulesets"}
+
+
+def test_a_placeholder_not_given_stays_as_it_is() -> None:
+    assert message(Language.SW, "push.turn_body", code="AB") == "Chumba AB, raundi {round}: kete zinakusubiri."
 
 
 async def test_rulesets_in_every_language(client) -> None:

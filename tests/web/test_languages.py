@@ -21,6 +21,7 @@ from playwright.async_api import Browser, Page, async_playwright, expect
 
 from ..services import unavailable
 from .test_client import CHROMIUM, FLAGS, Console, live  # noqa: F401  (live is a fixture)
+from .test_glossary import violations
 
 PHONE = {"width": 390, "height": 844}
 NARROW = {"width": 360, "height": 780}
@@ -178,6 +179,9 @@ async def test_home_game_and_rules_at_phone_size(live, browser: Browser, shots: 
     assert title == words["howto.title"].replace("{ruleset}", words[f"ruleset.{ruleset}"])
     await expect(rules.locator("#howto tbody tr")).to_have_count(13 if ruleset == "yahtzee" else 12)
     await check_screen(rules, lang)
+    # the page as rendered says each term with the glossary's word (docs/glossary/<lang>.json)
+    shown = (await rules.locator("#howto").inner_text()).replace("\u2068", "").replace("\u2069", "")
+    assert violations(lang, [("rules page", "rendered", shown)]) == []
     await rules.set_viewport_size(NARROW)
     await check_screen(rules, lang)
     await rules.screenshot(path=shots / f"{lang}-rules.png", full_page=True)

@@ -111,11 +111,22 @@ export function plural(key, count, params = {}) {
   return t(exact ? `${key}.${rule}` : `${key}.other`, { ...params, count });
 }
 
-/** A list of names joined the language's way ("Ana and Ben"). */
+/** A list of names joined the language's way ("Ana, Ben and Chloe"), by the
+ * catalog's list.two, list.middle and list.end patterns (Intl.ListFormat has
+ * no Burmese or Mongolian in Chromium: it said "and" there). Each name goes
+ * through t(), so in a right-to-left language each is isolated (FSI ... PDI). */
 export function list(items) {
-  try {
-    return new Intl.ListFormat(current, { type: 'conjunction' }).format(items);
-  } catch {
-    return items.join(', ');
-  }
+  const shown = items.map(String);
+  if (shown.length < 2) return shown.join('');
+  if (shown.length === 2) return t('list.two', { a: shown[0], b: shown[1] });
+  let joined = t('list.end', { a: shown[shown.length - 2], b: shown[shown.length - 1] });
+  for (let i = shown.length - 3; i >= 0; i -= 1) joined = t('list.middle', { a: shown[i], b: joined });
+  return joined;
+}
+
+/** A message about a list of names (`{names}`) whose grammar depends on how many
+ * there are (Swahili "ameshinda" / "wameshinda", the Arabic dual): its plural
+ * forms are picked by the number of names, as `plural` picks them by a count. */
+export function names(key, items, params = {}) {
+  return plural(key, items.length, { ...params, names: list(items) });
 }

@@ -6,7 +6,7 @@
 import { DicecupError, api } from './api.js';
 import { dieSvg } from './dice.js';
 import { esc } from './dom.js';
-import { has, list, n, t } from './i18n.js';
+import { has, list, n, names, t } from './i18n.js';
 import { verifyGame } from './fair.js';
 import { refusal } from './profile.js';
 
@@ -85,10 +85,10 @@ export async function replayPage(app, { code, number, rulesets }) {
     return;
   }
   // Names of every seat the room had (players who left are in their events).
-  const names = {};
-  for (const event of events) if (event.data && event.data.player) names[event.data.player.id] = event.data.player.name;
-  for (const player of room.players) names[player.id] = player.name;
-  const name = (id) => names[id] || '?';
+  const known = {};
+  for (const event of events) if (event.data && event.data.player) known[event.data.player.id] = event.data.player.name;
+  for (const player of room.players) known[player.id] = player.name;
+  const name = (id) => known[id] || '?';
   const order = game[0].data.order;
   const rules = rulesets[room.ruleset];
   const boxes = rules ? rules.boxes.map((b) => b.id) : [...new Set(game.filter((e) => e.type === 'scored').map((e) => e.data.box))];
@@ -127,7 +127,7 @@ export async function replayPage(app, { code, number, rulesets }) {
 
   function describe(step) {
     const who = name(step.event.player_id);
-    if (step.kind === 'start') return t('rp.step.start', { names: list(order.map(name)), first: name(order[0]) });
+    if (step.kind === 'start') return names('rp.step.start', order.map(name), { first: name(order[0]) });
     if (step.kind === 'rolled') return t('rp.step.rolled', { name: who, round: step.round, dice: diceText(step.dice), left: step.rollsLeft });
     if (step.kind === 'kept') {
       const kept = step.dice ? step.dice.filter((_, i) => step.kept[i]) : [];
@@ -135,7 +135,7 @@ export async function replayPage(app, { code, number, rulesets }) {
     }
     if (step.kind === 'scored') return t('rp.step.scored', { name: who, points: step.event.data.points, box: boxLabel(step.event.data.box), total: step.event.data.total });
     const winners = step.event.data.winners || [];
-    return t('rp.step.finished', { names: list(winners.map(name)) });
+    return names('rp.step.finished', winners.map(name));
   }
 
   function draw() {
@@ -145,7 +145,7 @@ export async function replayPage(app, { code, number, rulesets }) {
     view.dataset.version = String(step.event.version);
     view.querySelector('#replay-range').value = String(at);
     view.querySelector('#replay-range').setAttribute('aria-valuetext', t('rp.move_of', { move: at, moves: steps.length - 1 }));
-    view.querySelector('#replay-step').textContent = `${t('rp.move_of', { move: at, moves: steps.length - 1 })}: ${describe(step)}`;
+    view.querySelector('#replay-step').textContent = t('rp.step_line', { move: t('rp.move_of', { move: at, moves: steps.length - 1 }), step: describe(step) });
     const bad = failedVersion() !== null && step.kind === 'rolled' && step.event.version === failedVersion();
     const line = view.querySelector('#replay-roll-check');
     line.hidden = !bad;

@@ -3,7 +3,7 @@
 // bonuses and bot levels come from GET /api/rulesets.
 import { REACTIONS, appUrl, seats } from './api.js';
 import { dieSvg } from './dice.js';
-import { decimal, language, list, n, plural, t } from './i18n.js';
+import { decimal, language, list, n, names, plural, t } from './i18n.js';
 import { esc } from './dom.js';
 import { control as notifyControl } from './notify.js';
 import { seeking, waiting } from './quickplay.js';
@@ -356,7 +356,6 @@ export function againBar(room) {
   const rematch = room.rematch;
   const seat = room.players.find((p) => p.id === me());
   if (!rematch || !seat) return '';
-  const names = (ids) => list(ids.map(playerName));
   const ready = rematch.ready.filter((id) => id !== me() && !room.players.find((p) => p.id === id)?.bot);
   const accepted = rematch.ready.includes(me());
   const othersWaited = rematch.waiting.some((id) => id !== me());
@@ -364,8 +363,8 @@ export function againBar(room) {
   if (!accepted) parts.push(`<button class="primary big" data-action="play-again" data-game="${rematch.game}" id="play-again">${esc(t('end.play_again'))}</button>`);
   if (room.host_id === me() && othersWaited) parts.push(`<button data-action="start" id="start-now">${esc(t('sr.start_now'))}</button>`);
   const lines = [];
-  if (ready.length) lines.push(t('sr.ready', { names: names(ready) }));
-  if (accepted && rematch.waiting.length) lines.push(t('sr.waiting', { names: names(rematch.waiting) }));
+  if (ready.length) lines.push(t('sr.ready', { names: list(ready.map(playerName)) }));
+  if (accepted && rematch.waiting.length) lines.push(names('sr.waiting', rematch.waiting.map(playerName)));
   return `<div class="again" id="again" data-ready="${esc(rematch.ready.join(','))}" data-waiting="${esc(rematch.waiting.join(','))}">
       ${parts.length ? `<div class="again-actions">${parts.join('')}</div>` : ''}
       ${lines.map((line) => `<p class="again-status">${esc(line)}</p>`).join('')}</div>`;

@@ -1,0 +1,3 @@
+from .scenario import main
+
+main()
