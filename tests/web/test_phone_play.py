@@ -177,7 +177,7 @@ async def test_the_rooms_link_opened_again_takes_the_seat_back(paced, browser, i
     profile = await page.evaluate("() => localStorage.getItem('dicecup.profile')")
     other = await open_device(browser, console, device, lang, **{"dicecup.profile": profile})
     await other.goto(page.url)
-    await expect(other.locator("#game")).to_have_attribute("data-my-turn", "true")
+    await expect(other.locator("#game")).to_have_attribute("data-my-turn", "true", timeout=30_000)  # a cold page
     await expect(other.locator("#die-1")).to_have_attribute("aria-pressed", "true")
     for tab in (page, again):  # the old token stops working: those tabs watch now
         await expect(tab.locator("#status")).to_have_text(words["status.spectator"])

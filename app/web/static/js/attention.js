@@ -16,16 +16,19 @@ const inView = (node) => {
   return box.top >= 0 && box.bottom <= innerHeight;
 };
 
-/** Scroll the game's top into view if the tray is off screen: on a phone the tray is sticky at the
- * screen's foot under the scorecard, on a desktop beside it. Not while the player is typing (the
- * chat's field): their turn waits for them, and the badge of the tray does not move their words away. */
+/** Scroll the game's top into view if the tray is off screen (on a phone the tray is sticky at the
+ * screen's foot under the scorecard, on a desktop beside it); whether the tray is in view now. Not
+ * while the player is typing (in the chat's field): the page does not move under their words, and
+ * the next render tries again. */
 function showTray() {
   const tray = document.querySelector('#game .table');
   const game = document.getElementById('game');
-  if (!tray || !game || inView(tray) || document.activeElement?.matches('input, textarea, select')) return;
+  if (!tray || !game || inView(tray)) return true;
+  if (document.activeElement?.matches('input, textarea, select')) return false;
   const top = game.getBoundingClientRect().top + scrollY;
   if (top < innerHeight / 2) scrollTo({ top: 0 });
   else game.scrollIntoView({ block: 'start' });
+  return true;
 }
 
 /** After each render: a game this seat plays in has just started (or the room was opened during
@@ -40,8 +43,7 @@ export function keepTrayInView(room, seated, mine) {
   const key = prefix + (mine ? game.round : 'theirs');
   if (key === trayFor) return;
   const first = !trayFor || !trayFor.startsWith(prefix);
-  trayFor = key;
-  if (mine || first) showTray();
+  if (!(mine || first) || showTray()) trayFor = key;
 }
 
 // ---------------------------------------------------------------- chat out of view
