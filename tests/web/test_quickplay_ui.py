@@ -41,6 +41,7 @@ async def test_quick_play_asks_a_name_in_place_and_waits_as_such(live, browser, 
     console = Console()
     ana = await open_device(browser, console, device, lang)
     await ana.goto(live.http + "/")
+    await expect(ana.locator("#home-profile-name")).to_be_visible()  # the home screen drawn in full
     await tap(ana, "#quickplay")
     # nobody has named this player yet: the card itself asks, the page stays where it is
     field = ana.locator("#quickplay-name")

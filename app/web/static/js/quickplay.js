@@ -48,7 +48,8 @@ function nameFor(form) {
   const known = typed || (localStorage.getItem('dicecup.name') || '').trim() || (profile && profile.named ? profile.name : '');
   if (known) return known;
   ask.hidden = false;
-  field.focus();
+  form.scrollIntoView({ block: 'nearest' }); // the field and its button in view together
+  field.focus({ preventScroll: true });
   return null;
 }
 
