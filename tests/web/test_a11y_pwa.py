@@ -163,7 +163,7 @@ async def test_held_dice_survive_a_reload_mid_turn(live, browser, shots) -> None
     for i, held in enumerate([True, False, True, False, False]):
         await expect(page.locator(f"#die-{i}")).to_have_attribute("aria-pressed", "true" if held else "false")
     assert await game.locator(".die").evaluate_all("(dice) => dice.map((d) => d.getAttribute('aria-label'))") == faces
-    # another tab (a spectator until it takes a seat) sees the same held dice
+    # another tab (the seat this browser remembers, taken back at once) sees the same held dice
     other = console.watch(await page.context.new_page())
     await other.goto(f"{live.http}/r/{code}")
     await expect(other.locator("#die-0")).to_have_attribute("aria-pressed", "true")

@@ -1,9 +1,11 @@
 """The web client in a real browser: Debian's Chromium driven by Playwright."""
 
 import asyncio
+import json
 import random
 import re
 import shutil
+from typing import Any
 
 import httpx
 import pytest
@@ -69,6 +71,36 @@ class Console:
 async def open_page(browser, console: Console, viewport=None) -> Page:
     context = await browser.new_context(viewport=viewport or {"width": 1280, "height": 900})
     return console.watch(await context.new_page())
+
+
+# A player's device: a phone as the play tests meet it (touch, a mobile browser, taps) or a desktop.
+PHONE_AGENT = (
+    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko)"
+    " Chrome/126.0.0.0 Mobile Safari/537.36"
+)
+DEVICES: dict[str, dict[str, Any]] = {
+    "phone": {"viewport": PHONE, "has_touch": True, "is_mobile": True, "user_agent": PHONE_AGENT},
+    "desktop": {"viewport": {"width": 1280, "height": 800}},
+}
+
+
+async def open_device(browser, console: Console, device: str, lang: str = "en", **stored: str) -> Page:
+    """A page on a new device (`DEVICES`) whose language is `lang`, as if chosen in the switch, and
+    whose localStorage holds `stored` (a name typed before, a profile) on every page it opens."""
+    context = await browser.new_context(**DEVICES[device])
+    values = {"dicecup.lang": lang, **stored}
+    await context.add_init_script(
+        f"try {{ for (const [k, v] of Object.entries({json.dumps(values)})) localStorage.setItem(k, v); }} catch {{}}"
+    )
+    return console.watch(await context.new_page())
+
+
+async def tap(page: Page, selector: str) -> None:
+    """A tap on a touch screen, a click elsewhere."""
+    if (page.viewport_size or {}).get("width", 1280) < 900:
+        await page.tap(selector)
+    else:
+        await page.click(selector)
 
 
 async def create_room(page: Page, base: str, name: str, ruleset: str, seats: int, hints: bool | None = None) -> str:
@@ -239,12 +271,16 @@ async def test_keyboard_play_and_rule_errors_are_shown(live, browser) -> None:
 
 
 async def test_a_friend_in_another_tab_of_the_same_browser(live, browser) -> None:
-    """Tabs keep their own seats; the browser remembers a seat and offers it back."""
+    """Tabs keep their own seats; a new tab takes back the seat the browser remembers, and
+    lets it go for a friend ("Watch instead"), who may then join with a seat of their own."""
     console = Console()
     ana = await open_page(browser, console)
     code = await create_room(ana, live.http, "Ana", "yacht", 2)
     ben = console.watch(await ana.context.new_page())  # same browser, another tab
     await ben.goto(f"{live.http}/r/{code}")
+    await expect(ben.locator("#lobby .players li:has-text('Ana') .tag").first).to_have_text("you")
+    await ben.click("#watch-instead")  # "Not Ana? Watch instead"
+    await expect(ben.locator("#status")).to_have_text("Watching")
     await expect(ben.locator("#resume-seat")).to_have_text("Continue as Ana")
     await ben.fill("#join-name", "Ben")
     await ben.click("#join-submit")
@@ -253,8 +289,7 @@ async def test_a_friend_in_another_tab_of_the_same_browser(live, browser) -> Non
     await ana.reload()  # a reload keeps the tab's seat
     await expect(ana.locator("#start-game")).to_be_visible()
     third = console.watch(await ana.context.new_page())
-    await third.goto(f"{live.http}/r/{code}")
-    await third.click("#resume-seat")  # the seat remembered last: Ben's
+    await third.goto(f"{live.http}/r/{code}")  # the seat remembered last comes back: Ben's
     await expect(third.locator("#lobby .players li:has-text('Ben') .tag")).to_have_text("you")
     assert console.errors == []
 

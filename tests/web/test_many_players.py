@@ -93,7 +93,7 @@ async def test_eight_players_on_a_phone(live, browser, shots, locale) -> None:  
     far = "(pad) => { pad.scrollLeft = (getComputedStyle(pad).direction === 'rtl' ? -1 : 1) * pad.scrollWidth; }"
     await scroller.evaluate(far)  # to the far end
     start, end = await held_and_box(page, "#pad-scroll", "#score-pad tr[data-game='1'] th")
-    last = room["series"][-1]["player_id"]
+    last = room["game"]["order"][-1]  # the pad's columns go in the scorecard's order: the game's turns
     assert inside(await settled_box(page.locator(f"#score-pad tr.pad-total td[data-player='{last}']")), start, end)
     await page.screenshot(path=shots / f"many-players-end-{locale}-360x740.png", full_page=True)
     assert console.errors == []

@@ -53,10 +53,9 @@ async def test_reload_and_a_second_tab_of_the_seat_show_the_servers_state(live, 
     await expect(log.first).to_contain_text("Ana keeps 2 dice")
     await expect(page.locator(".log")).to_contain_text("Ana rolled")
     await expect(page.locator(".log")).to_contain_text("Game #1 started")
-    # a second tab of the same seat (the browser remembers it) sees the holds made in the first
+    # a second tab of the same seat (the browser remembers it: it comes back at once) sees the holds made in the first
     other = console.watch(await page.context.new_page())
     await other.goto(f"{live.http}/r/{code}")
-    await other.click("#resume-seat")
     await expect(other.locator("#game")).to_have_attribute("data-my-turn", "true")
     assert await pressed(other) == [True, False, True, False, False]
     await page.keyboard.press("2")

@@ -46,4 +46,6 @@ export const seats = {
     sessionStorage.removeItem(key(code));
     localStorage.removeItem(key(code));
   },
+  /** This tab lets the seat go (it watches); the device still remembers it. */
+  leaveTab: (code) => sessionStorage.removeItem(key(code)),
 };

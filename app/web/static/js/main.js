@@ -6,6 +6,7 @@
 // <base>, so the client works under any root path. Every string a person
 // reads comes from the message catalog.
 import { BASE, DicecupError, RoomConnection, RoomStore, analysis, api, appUrl, chances, rulesets, seats } from './api.js';
+import * as A from './attention.js';
 import { attrs, esc, fill, focusFirst, keepFocus, reconcile, slot } from './dom.js';
 import * as F from './feel.js';
 import { howToPlay } from './howto.js';
@@ -13,7 +14,9 @@ import { has, language, loadCatalog, n, t } from './i18n.js';
 import { LANGUAGE_EVENT, mountLanguageSwitch } from './lang.js';
 import * as N from './notify.js';
 import * as P from './pages.js';
-import { S, boxLabel, keptShown, me, myTurn, playerName, room as currentRoom } from './state.js';
+import * as Q from './quickplay.js';
+import * as R from './rejoin.js';
+import { S, boxLabel, keptShown, me, myTurn, newcomerLevel, playerName, room as currentRoom } from './state.js';
 import * as V from './views.js';
 
 const app = document.getElementById('app');
@@ -61,8 +64,9 @@ function appPath() {
   return path.startsWith(BASE.pathname) ? `/${path.slice(BASE.pathname.length)}` : path;
 }
 
-function go(path) {
-  history.pushState({}, '', appUrl(path));
+/** Show the app page at `path`; `replace`: in place of this one in the history (a form that is done). */
+function go(path, { replace = false } = {}) {
+  history[replace ? 'replaceState' : 'pushState']({}, '', appUrl(path));
   route();
 }
 
@@ -121,9 +125,13 @@ function route() {
     statusLine.textContent = '';
     app.innerHTML = howToPlay(S.rulesets[rules[1]]);
     document.title = t('howto.title', { ruleset: t(`ruleset.${rules[1]}`) });
+  } else if (path === '/' || (rules && !Object.keys(S.rulesets).length)) {
+    closeRoom();
+    renderHome(); // (the rule sets unknown, the server unreachable: home says so)
   } else {
     closeRoom();
-    renderHome();
+    statusLine.textContent = '';
+    P.notFoundPage(app);
   }
 }
 
@@ -151,11 +159,10 @@ function renderHome() {
   const seatsOptions = [1, 2, 3, 4, 5, 6, 7, 8]
     .map((count) => `<option value="${count}" ${count === 2 ? 'selected' : ''}>${n(count)}</option>`)
     .join('');
-  // the bot levels the server has (GET /api/rulesets), strongest first; a middling one chosen
+  // the bot levels the server has (GET /api/rulesets), strongest first; the newcomer's chosen
   const levels = (S.rulesets[names[0]] || { bot_levels: [] }).bot_levels || [];
-  const middle = levels[Math.floor(levels.length / 2)];
   const levelOptions = levels
-    .map((level) => `<option value="${esc(level)}" ${level === middle ? 'selected' : ''}>${esc(t(`bot.${level}`))}</option>`)
+    .map((level) => `<option value="${esc(level)}" ${level === newcomerLevel(levels) ? 'selected' : ''}>${esc(t(`bot.${level}`))}</option>`)
     .join('');
   const joker = (rules) => rules.options.joker;
   const withJoker = names.filter((name) => joker(S.rulesets[name]));
@@ -200,11 +207,7 @@ function renderHome() {
         <button class="primary" id="create-submit">${esc(t('home.create_submit'))}</button>
       </form>
     </section>
-    <section class="card quickplay">
-      <h2>${esc(t('lc.quickplay'))}</h2>
-      <p class="muted">${esc(t('lc.quickplay_help'))}</p>
-      <button class="primary big" data-action="quickplay" id="quickplay">${esc(t('lc.quickplay'))}</button>
-    </section>
+    ${Q.card()}
     <section class="card">
       <h2>${esc(t('home.join'))}</h2>
       <form data-form="open" class="row">
@@ -277,12 +280,20 @@ async function openRoom(code) {
     return;
   }
   if (S.code !== code || S.store) return;
+  if (!S.seat) {
+    // a new tab, or the link opened again: the seat this device (or its profile) holds comes back (js/rejoin.js)
+    const back = await R.reclaim(room);
+    if (S.code !== code || S.store) return;
+    S.seat = back;
+  }
   S.store = new RoomStore();
   S.store.set(room);
   unsubscribe = S.store.subscribe(onUpdate);
   connect();
   render();
-  focusFirst(S.seat && room.host_id === S.seat.playerId ? ['#start-game', '#roll', '#room-title'] : ['#roll', '#join-name', '#room-title']);
+  // during a game the room's card is below the table: focus stays on the table (the tray), not there
+  const playing = room.status === 'playing' ? ['#roll', '#turn-banner'] : [];
+  focusFirst(S.seat && room.host_id === S.seat.playerId ? ['#start-game', ...playing, '#room-title'] : [...playing, '#join-name', '#room-title']);
   if (room.status === 'playing') fetchChances();
   P.noteRoom(room, S.seat);
   fetchLog(code, room.version);
@@ -326,6 +337,7 @@ function closeRoom() {
   if (conn) conn.close();
   if (unsubscribe) unsubscribe();
   unsubscribe = null;
+  A.forgetChat();
   Object.assign(S, { code: null, store: null, log: [], chat: [], chances: null, analyses: {}, review: null, hint: null, pendingKept: null, busy: false, showQr: false });
 }
 
@@ -386,7 +398,10 @@ function onUpdate(room, update) {
       const known = S.chat.some((entry) => entry.version === event.version);
       noteChat(event, playerName(event.player_id));
       // the polite live region reads out what the others say
-      if (!known && event.player_id !== me()) announce(V.chatAnnouncement(event, playerName(event.player_id)));
+      if (!known && event.player_id !== me()) {
+        announce(V.chatAnnouncement(event, playerName(event.player_id)));
+        A.chatArrived(); // a badge if the chat is out of view (js/attention.js)
+      }
       return scheduleRender();
     }
     if (S.log.some((entry) => entry.version === event.version)) return scheduleRender(); // a replayed event already in the log
@@ -446,6 +461,7 @@ function render() {
   const room = currentRoom();
   if (!room) return;
   keepFocus(app, FOCUS_FALLBACK, () => draw(room));
+  A.keepTrayInView(room, room.players.some((p) => p.id === me()), myTurn());
   if (S.focusRoll) {
     S.focusRoll = false;
     // my turn came round while focus waited on the banner: go to the roll button
@@ -467,6 +483,8 @@ function draw(room) {
   drawLobby(slot(app, 'lobby'), playing ? null : room);
   drawLog(slot(app, 'log'));
   drawChat(slot(app, 'chat'), room);
+  A.watchChat();
+  A.drawBadge();
   app.dataset.status = room.status;
   app.dataset.version = room.version;
   markOverflow();
@@ -520,7 +538,7 @@ function drawLog(node) {
     return;
   }
   if (!node.querySelector('.log')) fill(node, `<section class="card log" aria-label="${esc(t('game.log'))}"><h2>${esc(t('game.log'))}</h2><ol></ol></section>`);
-  const items = S.log
+  const items = V.logShown(S.log)
     .map((entry) => ({ key: String(entry.version), line: V.logLine(entry.event, entry.name, entry.started) }))
     .filter((item) => item.line)
     .slice(0, 8)
@@ -743,23 +761,7 @@ async function onClick(event) {
   const action = target.dataset.action;
   const room = currentRoom();
   try {
-    if (action === 'quickplay') {
-      // the name and rule set of the create form (the name is needed: the browser says so)
-      const form = app.querySelector('form[data-form="create"]');
-      if (!form.reportValidity()) return;
-      const data = new FormData(form);
-      const name = String(data.get('name')).trim();
-      localStorage.setItem('dicecup.name', name);
-      target.disabled = true;
-      let played;
-      try {
-        played = await api.quickPlay({ ruleset: String(data.get('ruleset')), name });
-      } finally {
-        target.disabled = false;
-      }
-      seats.set(played.room.code, { token: played.token, playerId: played.player.id, name });
-      go(`r/${played.room.code}`);
-    } else if (action === 'vs-computer') {
+    if (action === 'vs-computer') {
       // one click: a room with one bot, started (POST /api/rooms with bots and start), and into the game
       const typed = String(app.querySelector('#create-name')?.value || '').trim();
       const known = typed || localStorage.getItem('dicecup.name');
@@ -838,6 +840,11 @@ async function onClick(event) {
       seats.set(S.code, S.seat);
       connect();
       render();
+    } else if (action === 'watch') {
+      R.watchInstead(S.code);
+      S.seat = null;
+      connect();
+      render();
     } else if (action === 'notify') {
       await N.toggle(S.code, render);
     } else if (action === 'resign') {
@@ -847,6 +854,11 @@ async function onClick(event) {
       const name = playerName(target.dataset.player);
       const ok = await ask(t('lc.remove_confirm', { name }), t('lc.remove', { name }), t('confirm.no'));
       if (ok) await api.leave(S.code, target.dataset.player, S.seat.token);
+    } else if (action === 'stop-looking') {
+      const { code, seat } = S;
+      go(''); // the room closed here first: its socket's end is not a refusal to tell
+      seats.forget(code);
+      await api.leave(code, seat.playerId, seat.token);
     } else if (action === 'leave') {
       await api.leave(S.code, S.seat.playerId, S.seat.token);
       seats.forget(S.code);
@@ -867,6 +879,7 @@ async function onSubmit(event) {
   if (submit) submit.disabled = true;
   try {
     if (form.dataset.form === 'create') await createRoom(form);
+    else if (form.dataset.form === 'quickplay') await Q.play(form, app.querySelector('#create-ruleset').value, go); // the create form's rule set
     else if (form.dataset.form === 'chat') {
       const input = form.querySelector('#chat-input');
       // nothing to send (the server would refuse it with chat_empty): said here, no request

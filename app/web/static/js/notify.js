@@ -10,7 +10,7 @@
 import { api } from './api.js';
 import { esc } from './dom.js';
 import { language, t } from './i18n.js';
-import { S, me } from './state.js';
+import { S, me, vsComputer } from './state.js';
 
 const KEY = 'dicecup.push.';
 const SUBSCRIBE_MS = 20000;
@@ -29,7 +29,8 @@ function state(code) {
 
 /** The room head's control: only for a seat, only where the browser has Web Push. */
 export function control(room) {
-  if (!S.seat || !supported() || room.status === 'closed') return '';
+  // nobody to wait for against the computer: a bot's turn is over in seconds
+  if (!S.seat || !supported() || room.status === 'closed' || vsComputer(room)) return '';
   const now = state(room.code);
   const pressed = now === 'on' || (now === 'busy' && on(room.code)); // busy: as it was until the answer
   const notes = { on: 'push.on', denied: 'push.denied', failed: 'push.failed', unavailable: 'push.unavailable' };

@@ -1,6 +1,9 @@
 // The pages about players who come back, by path (below the root path):
 // /profile, /signin, /history, /stats, /stats/{id}, /leaderboards and the
-// replay /r/{code}/games/{n}. main.js asks pageFor(path) before its own routes.
+// replay /r/{code}/games/{n}. main.js asks pageFor(path) before its own routes,
+// and shows notFoundPage for an address that is none of them nor its own.
+import { esc } from './dom.js';
+import { t } from './i18n.js';
 import { historyPage, profilePage, signInPage } from './profile.js';
 import { replayPage } from './replay.js';
 import { leaderboardPage, statsPage } from './stats.js';
@@ -17,4 +20,14 @@ export function pageFor(path) {
   const simple = { '/profile': profilePage, '/signin': signInPage, '/history': historyPage, '/leaderboards': leaderboardPage };
   const page = simple[path.replace(/\/$/, '') || '/'];
   return page ? (app, env) => page(app, env) : null;
+}
+
+/** An address the app does not have (the server answers it with 404): said, with the way home. */
+export function notFoundPage(app) {
+  document.title = `${t('nf.title')} · ${t('app.title')}`;
+  app.innerHTML = `<section class="card not-found" id="not-found">
+      <h1 id="not-found-title" tabindex="-1">${esc(t('nf.title'))}</h1>
+      <p>${esc(t('nf.text'))}</p>
+      <p><a href="./" id="not-found-home">${esc(t('nf.home'))}</a></p>
+    </section>`;
 }

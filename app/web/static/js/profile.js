@@ -366,7 +366,7 @@ export async function signInPage(app, { go }) {
     try {
       const signed = await api.request('POST', 'api/sessions', { body: { username, password } });
       keep(signed.profile, signed.token, true);
-      go('profile');
+      go('profile', { replace: true }); // signed in: Back leads to where the player was, not to the form
     } catch (error) {
       // The server says the same for a wrong username and a wrong password (no enumeration): so does the client.
       if (error instanceof DicecupError && error.code === 'unauthorized') fieldError(form, 'password', t('pf.error.wrong_credentials'));

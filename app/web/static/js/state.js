@@ -31,6 +31,18 @@ export const room = () => (S.store ? S.store.room : null);
 export const ruleset = () => (room() ? S.rulesets[room().ruleset] : null);
 export const me = () => (S.seat ? S.seat.playerId : null);
 
+/** A room with one person and bots only, every seat taken: nobody to invite, chat with or be told
+ * it is your turn by (play against the computer). */
+export function vsComputer(r) {
+  return r.players.length >= r.max_players && r.players.filter((p) => !p.bot).length === 1 && r.players.some((p) => p.bot);
+}
+
+/** The bot level a newcomer meets first, on "Play against the computer" and in "Add a bot" alike:
+ * the casual bot (it plays sensibly and can be beaten), else the middle one the server offers. */
+export function newcomerLevel(levels) {
+  return levels.includes('casual') ? 'casual' : levels[Math.floor(levels.length / 2)];
+}
+
 export function myTurn() {
   const r = room();
   const turn = r && r.game && r.game.turn;

@@ -68,7 +68,7 @@ export async function statsPage(app, { rulesets, id }) {
   }
   const ratings = Object.entries(profile.ratings);
   head.innerHTML = `<h1 id="stats-title" tabindex="-1">${esc(t('pf.stats_of', { name: profile.name }))}</h1>
-    ${ratings.length ? `<ul class="ratings">${ratings.map(([rs, r]) => `<li data-ruleset="${esc(rs)}">${esc(t(`ruleset.${rs}`))}: ${esc(t('pf.rating_value', { mu: decimal(r.mu, 1), sigma: decimal(r.sigma, 1) }))}</li>`).join('')}</ul>` : ''}
+    ${ratings.length ? `<ul class="ratings">${ratings.map(([rs, r]) => `<li data-ruleset="${esc(rs)}">${esc(t('pf.rating_of', { ruleset: t(`ruleset.${rs}`), rating: t('pf.rating_value', { mu: decimal(r.mu, 1), sigma: decimal(r.sigma, 1) }) }))}</li>`).join('')}</ul>` : ''}
     <p><a href="leaderboards">${esc(t('pf.leaderboards'))}</a></p>`;
   const names = Object.keys(rulesets).filter((rs) => rs in stats.rulesets);
   const cards = names.map((rs) => rulesetCard(rs, stats.rulesets[rs], rulesets[rs])).join('');
@@ -76,6 +76,16 @@ export async function statsPage(app, { rulesets, id }) {
 }
 
 // ---------------------------------------------------------------- leaderboards
+
+/** The entries whose name alone does not tell them apart: a name shown twice on the page, or a
+ * default one (a player who never typed a name is "Player"): each gets a tag from its profile id. */
+function alike(entries) {
+  const key = (name) => name.trim().toLowerCase();
+  const defaults = new Set([t('pf.default_name'), t('sr.default_name')].map(key));
+  const counts = new Map();
+  for (const entry of entries) counts.set(key(entry.name), (counts.get(key(entry.name)) || 0) + 1);
+  return new Set(entries.filter((e) => counts.get(key(e.name)) > 1 || defaults.has(key(e.name))).map((e) => e.profile_id));
+}
 
 export async function leaderboardPage(app, { rulesets }) {
   document.title = `${t('pf.leaderboards')} · ${t('app.title')}`;
@@ -128,13 +138,15 @@ export async function leaderboardPage(app, { rulesets }) {
       state.kind === 'best'
         ? n(entry.score)
         : `${decimal(entry.rating.ordinal, 1)} <span class="muted small">(${esc(t('pf.rating_value', { mu: decimal(entry.rating.mu, 1), sigma: decimal(entry.rating.sigma, 1) }))})</span>`;
+    const tagged = alike(page.entries);
     const rows = page.entries
       .map(
         (entry) => `<tr data-rank="${entry.rank}" data-profile="${esc(entry.profile_id)}" class="${entry.profile_id === mine ? 'mine' : ''}">
           <td>${n(entry.rank)}</td>
-          <td><a href="stats/${esc(entry.profile_id)}">${esc(entry.name)}</a></td>
+          <td class="name${/\S{17,}/.test(entry.name) ? ' long' : ''}"><a href="stats/${esc(entry.profile_id)}">${esc(entry.name)}</a>${tagged.has(entry.profile_id) ? ` <span class="muted small profile-tag" dir="ltr">#${esc(entry.profile_id.slice(0, 4))}</span>` : ''}
+            <span class="when">${esc(date(entry.at))}</span></td>
           <td class="value">${value(entry)}</td>
-          <td>${esc(date(entry.at))}</td>
+          <td class="date">${esc(date(entry.at))}</td>
           <td>${entry.game ? `<a class="replay-link" href="${esc(appPath(entry.game.replay))}">${esc(t('pf.replay'))}</a>` : ''}</td></tr>`,
       )
       .join('');
@@ -145,7 +157,7 @@ export async function leaderboardPage(app, { rulesets }) {
       ? `<div class="scroll"><table class="leaderboard" id="board-table"><thead><tr>
           <th scope="col">${esc(t('pf.board.rank'))}</th><th scope="col">${esc(t('pf.board.player'))}</th>
           <th scope="col">${esc(state.kind === 'best' ? t('pf.col.score') : t('pf.board.rating'))}</th>
-          <th scope="col">${esc(t('pf.col.date'))}</th><th scope="col">${esc(t('pf.replay'))}</th></tr></thead>
+          <th scope="col" class="date">${esc(t('pf.col.date'))}</th><th scope="col">${esc(t('pf.replay'))}</th></tr></thead>
           <tbody>${rows}</tbody></table></div>${pager}`
       : `<p class="muted" id="board-empty">${esc(t('pf.board.empty'))}</p>${page.offset > 0 ? pager : ''}`;
     board.querySelector('#board-prev')?.addEventListener('click', () => {

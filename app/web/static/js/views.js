@@ -6,8 +6,10 @@ import { dieSvg } from './dice.js';
 import { decimal, language, list, n, names, plural, t } from './i18n.js';
 import { esc } from './dom.js';
 import { control as notifyControl } from './notify.js';
+import { seeking, waiting } from './quickplay.js';
+import { reclaimed } from './rejoin.js';
 import qrcode from '../vendor/qrcode-generator/qrcode.mjs';
-import { S, boxLabel, me, myTurn, playerName, room as currentRoom, ruleset } from './state.js';
+import { S, boxLabel, me, myTurn, newcomerLevel, playerName, room as currentRoom, ruleset, vsComputer } from './state.js';
 
 const percent = (value) =>
   new Intl.NumberFormat(`${language()}-u-nu-latn`, { style: 'percent', maximumFractionDigits: 0 }).format(value);
@@ -16,6 +18,10 @@ const points1 = (value) => decimal(value, 1);
 // ---------------------------------------------------------------- room head, players, lobby
 
 function resumeOffer(room) {
+  if (S.seat && reclaimed(room.code)) {
+    // taken back by itself (js/rejoin.js): a friend in another tab of this browser may watch (and join) instead
+    return `<p class="reclaimed"><button class="quiet small" data-action="watch" id="watch-instead">${esc(t('room.watch_instead', { name: S.seat.name || '?' }))}</button></p>`;
+  }
   const remembered = !S.seat && seats.remembered(room.code);
   if (!remembered || !room.players.some((p) => p.id === remembered.playerId)) return '';
   return `<button class="primary" data-action="resume" id="resume-seat">${esc(t('room.continue_as', { name: remembered.name || '?' }))}</button>`;
@@ -27,6 +33,12 @@ export function inviteLink(code) {
   return configured ? new URL(`r/${code}`, configured).href : appUrl(`r/${code}`).href;
 }
 
+/** An address only this computer can open (a server started without DICECUP_PUBLIC_URL, opened at 127.0.0.1). */
+function loopback(link) {
+  const host = new URL(link).hostname;
+  return host === 'localhost' || host.endsWith('.localhost') || /^127\./.test(host) || host === '[::1]';
+}
+
 export function roomHeader(room) {
   const link = inviteLink(room.code);
   return `<section class="card room-head">${resumeOffer(room)}
@@ -34,8 +46,9 @@ export function roomHeader(room) {
       <p class="muted">${esc(t(`ruleset.${room.ruleset}`))}${room.game ? ` · ${esc(t('game.title', { number: room.game.number }))}` : ''}</p>
       <p><a href="rules/${esc(room.ruleset)}" target="_blank" rel="noopener" id="rules-link">${esc(t('howto.title', { ruleset: t(`ruleset.${room.ruleset}`) }))}</a></p>
       ${notifyControl(room)}</div>
-      ${room.max_players === 1 || vsComputer(room) ? '' : `<div class="share"><span class="muted">${esc(t('room.share'))}</span>
+      ${room.max_players === 1 || vsComputer(room) || seeking(room) ? '' : `<div class="share"><span class="muted">${esc(t('room.share'))}</span>
         <code id="room-link">${esc(link)}</code>
+        ${room.host_id === me() && loopback(link) ? `<p class="muted small" id="local-link">${esc(t('room.local_link'))}</p>` : ''}
         <button data-action="copy" id="copy-link">${esc(t('room.copy_link'))}</button>
         ${typeof navigator.share === 'function' ? `<button data-action="share" id="share-link">${esc(t('ps.share'))}</button>` : ''}
         <button data-action="qr" id="show-qr" aria-expanded="${S.showQr}" aria-controls="invite-qr">${esc(t(S.showQr ? 'qr.hide' : 'qr.show'))}</button>
@@ -43,10 +56,7 @@ export function roomHeader(room) {
     </section>`;
 }
 
-/** A room with one person and bots only, every seat taken: nobody to invite (play against the computer). */
-export function vsComputer(room) {
-  return room.players.length >= room.max_players && room.players.filter((p) => !p.bot).length === 1 && room.players.some((p) => p.bot);
-}
+export { vsComputer };
 
 /** The invite link as a QR code (vendor/qrcode-generator, MIT): an SVG, dark modules on white
  * with the standard four-module quiet zone, error correction M, the smallest version that fits. */
@@ -112,10 +122,13 @@ export function lobbyActions(room) {
           <label>${esc(t('home.name'))}<input name="name" id="join-name" required maxlength="128" value="${esc(localStorage.getItem('dicecup.name') || '')}"></label>
           <button class="primary" id="join-submit">${esc(t('room.join_submit'))}</button>
         </form><p class="muted">${esc(t('room.spectating'))}</p>`;
+  } else if (seeking(room)) {
+    return waiting(room); // quick play: looking for players, not a private lobby (js/quickplay.js)
   } else if (isHost) {
     const label = t('room.start');
-    const levels = (ruleset()?.bot_levels || [])
-      .map((level) => `<option value="${esc(level)}">${esc(t(`bot.${level}`))}</option>`)
+    const offered = ruleset()?.bot_levels || [];
+    const levels = offered
+      .map((level) => `<option value="${esc(level)}" ${level === newcomerLevel(offered) ? 'selected' : ''}>${esc(t(`bot.${level}`))}</option>`)
       .join('');
     const bots =
       full || !levels
@@ -183,10 +196,11 @@ export function controls(game) {
   const turn = game.turn;
   const label = turn.rolls_left ? plural('game.roll_button', turn.rolls_left) : t('game.no_rolls');
   const hint = turn.dice ? t('game.pick_box') : t('game.roll_first');
+  const tip = turn.dice ? t(turn.rolls_left ? 'game.tip_keep' : 'game.tip_pick') : ''; // a phone's one short line
   const hints = currentRoom().options.hints && turn.dice;
   return `<div class="turn-actions"><button class="primary big" id="roll" data-action="roll" aria-keyshortcuts="R" ${turn.rolls_left ? '' : 'disabled'} ${S.busy ? 'aria-disabled="true"' : ''}>${esc(label)} <kbd class="key" aria-hidden="true">${ROLL_KEY}</kbd></button>
       ${hints ? `<button class="quiet" data-action="hint" id="hint">${esc(t('game.hint'))}</button>` : ''}</div>
-      <p class="muted turn-help">${esc(hint)}</p>
+      <p class="muted turn-help">${esc(hint)}</p>${tip ? `<p class="muted turn-tip" id="turn-tip">${esc(tip)}</p>` : ''}
       <p class="muted small keys" id="keys-help">${esc(t('game.keys'))}</p>
       ${hints && S.hint ? hintView(S.hint, turn) : ''}`;
 }
@@ -356,14 +370,17 @@ export function againBar(room) {
       ${lines.map((line) => `<p class="again-status">${esc(line)}</p>`).join('')}</div>`;
 }
 
-/** The score pad, as on paper: a column per player, a line per game of the room (Game #1 ... #N, each
+/** The score pad, as on paper: a column per player (in the scorecard's order), a line per game of the room (Game #1 ... #N, each
  * with its Review button) and the series total last. A long series grows downwards; only a room of
  * many players can be wider than a phone, and then the pad scrolls sideways in its box and says so
  * (more than four: 4.5rem each beside the games' column, 6rem). */
 export function scorePad(room, reviewed) {
   if (!room.games.length) return '';
   const games = room.games;
-  const players = room.series;
+  // the columns in the scorecard's order (the game on screen's turn order), who left after them
+  const order = room.game ? room.game.order : [];
+  const place = (line) => (order.includes(line.player_id) ? order.indexOf(line.player_id) : order.length);
+  const players = [...room.series].sort((a, b) => place(a) - place(b));
   const head = `<tr><td class="pad-corner"></td>${players
     .map((line) => {
       const name = line.seated ? playerName(line.player_id) : line.name || '?';
@@ -451,6 +468,13 @@ function analysisView(number) {
 
 // ---------------------------------------------------------------- the log
 
+/** The log's entries worth a line: of a run of keeps by one player (a die tapped, then another),
+ * only the last, which says what they kept before their roll or score. */
+export function logShown(log) {
+  const newer = (i) => log[i - 1]?.event; // newest first
+  return log.filter((entry, i) => !(entry.event.type === 'kept' && newer(i)?.type === 'kept' && newer(i).player_id === entry.event.player_id));
+}
+
 /** A log line; `name` and `started` are the names as they were when the event came (players may leave). */
 export function logLine(event, name, started) {
   const d = event.data;
@@ -498,7 +522,7 @@ export function logLine(event, name, started) {
 
 /** What this tab may do in the chat: 'off' (the room has none), 'spectator', 'muted' or 'open'. */
 export function chatState(room) {
-  if (room.options.chat === false) return 'off';
+  if (room.options.chat === false || vsComputer(room)) return 'off'; // nobody to talk to but a bot
   const mine = S.seat && room.players.find((p) => p.id === me());
   if (!mine) return 'spectator';
   return mine.muted ? 'muted' : 'open';
