@@ -327,7 +327,7 @@ class ProfileService:
 
     @staticmethod
     async def _rate(session: AsyncSession, results: Sequence[GameResult], at: datetime) -> None:
-        """OpenSkill update among the game's profile seats (see :mod:`.ratings`)."""
+        """OpenSkill update among the game's profile seats, by their places (see :mod:`.ratings`)."""
         rated = [r for r in results if r.profile_id is not None and r.bot is None]
         profiles = [r.profile_id for r in rated]
         if len(rated) < 2 or len(set(profiles)) != len(profiles):
@@ -343,7 +343,7 @@ class ProfileService:
             ratings.Skill(rows[p].mu, rows[p].sigma) if p in rows else ratings.Skill(ratings.MU, ratings.SIGMA)
             for p in profiles
         ]
-        after = ratings.rate(before, [r.score for r in rated])
+        after = ratings.rate(before, [r.place for r in rated])
         for result, old, new in zip(rated, before, after, strict=True):
             assert result.profile_id is not None
             row = rows.get(result.profile_id)
