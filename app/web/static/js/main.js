@@ -753,7 +753,7 @@ async function onClick(event) {
       target.disabled = true;
       let played;
       try {
-        played = await api.quickPlay({ ruleset: String(data.get('ruleset')), name });
+        played = await P.quickPlay({ ruleset: String(data.get('ruleset')), name });
       } finally {
         target.disabled = false;
       }
