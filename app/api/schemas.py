@@ -262,6 +262,21 @@ RATE_LIMITED: dict[str, Any] = {
 }
 
 
+LIMITER_UNAVAILABLE: dict[str, Any] = {
+    "model": Error,
+    "description": "rate_limiter_unavailable: with DICECUP_RATE_LIMITS_FAIL=closed, the shared rate limiter (Redis) "
+    "does not answer, so a request it would count is refused; retry after Retry-After seconds",
+    "headers": {
+        "Retry-After": {
+            "description": "seconds to wait before trying again",
+            "required": False,
+            "schema": {"type": "integer", "minimum": 1},
+        }
+    },
+}
+"""Every rate-limited router's 503 (a route's own 503, strategy or push, is described where it is)."""
+
+
 Face = Annotated[int, Field(ge=1, le=6)]
 Dice = Annotated[list[Face], Field(min_length=5, max_length=5)]
 
