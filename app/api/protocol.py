@@ -151,6 +151,11 @@ class GameFinishedData(_Data):
     totals: dict[str, int]
     winners: list[str]
     seed: str
+    reason: Literal["completed", "resigned"] = Field(
+        "completed",
+        description="completed: every card filled; resigned: every other person had resigned, so the game ended "
+        "at once with the one still playing as its winner (absent from games finished before it was kept)",
+    )
 
 
 class RematchData(_Data):

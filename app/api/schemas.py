@@ -321,6 +321,9 @@ class FairnessOut(BaseModel):
     seed: str | None
 
 
+GameEnd = Literal["completed", "resigned"]
+
+
 class GameOut(BaseModel):
     number: int
     status: Literal["playing", "finished"]
@@ -339,12 +342,18 @@ class GameOut(BaseModel):
     hints: dict[str, int] = Field(
         description="each player's hinted rolls in this game (hint_used events), every player of the game listed"
     )
+    ended: GameEnd | None = Field(
+        description="null while the game is played; completed: every card filled; resigned: it ended at once "
+        "when every other person had resigned, cards as they stood"
+    )
 
 
 class GameSummary(BaseModel):
     number: int
     totals: dict[str, int]
     winners: list[str]
+    resigned: list[str] = Field(description="the players who resigned from that game (they could not win)")
+    ended: GameEnd = Field(description="completed, or resigned: it ended when every other person had resigned")
 
 
 class RoomOptions(BaseModel):
@@ -567,6 +576,10 @@ class SeatAnalysisOut(BaseModel):
     total_loss: float = Field(ge=0, description="expected points lost over the game")
     mean_loss: float = Field(ge=0, description="expected points lost per decision")
     worst: list[DecisionOut] = Field(description="the (up to) three most costly decisions, with what was best")
+    resigned: bool = Field(
+        False,
+        description="the seat resigned: only its decisions before resigning are valued (not the autopilot's after)",
+    )
 
 
 class AnalysisOut(BaseModel):

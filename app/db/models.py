@@ -18,6 +18,7 @@ from sqlalchemy import (
     String,
     UniqueConstraint,
     false,
+    true,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -236,6 +237,9 @@ class GameResult(Base):
     won: Mapped[bool] = mapped_column(Boolean)
     yahtzees: Mapped[int] = mapped_column(Integer)
     upper_bonus: Mapped[bool] = mapped_column(Boolean)
+    complete: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
+    """False: the game ended before this card was full (every other person resigned): the result counts for
+    games, wins and ratings, never for bests or the score's average and histogram."""
     finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 

@@ -21,6 +21,7 @@ from app.rules import (
     state_to_dict,
 )
 
+from . import series
 from .errors import DomainError
 from .types import ActionRequest, Seat
 from .views import PlayerRow, iso_utc
@@ -94,10 +95,12 @@ def decide(
             game.winners = winners
             write.totals = dict(event.totals)
             write.finished_at = now
+            data["reason"] = "completed"
             names = {p.id: p.name for p in loaded.players if p.id in event.totals}
-            summary = {"number": game.number, "totals": dict(event.totals), "winners": winners, "names": names}
+            gave_up = [p for p in transition.state.order if p in resigned]
+            entry = series.summary(game.number, dict(event.totals), winners, names, gave_up, "completed")
             room.status = "finished"
-            room.history = [*room.history, summary]
+            room.history = [*room.history, entry]
             write.history_changed = True
         events.append((event.type, actor.player_id if event.type == "game_started" else event.player_id, data))
     room.next_deadline, room.turn_deadline = deadlines(

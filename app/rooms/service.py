@@ -40,7 +40,7 @@ from app.rules import (
 from app.rules import Event as RulesEvent
 from app.strategy import LEVELS, StrategyStore
 
-from . import secrets, series, views
+from . import ending, secrets, series, views
 from .acting import Seen, decide
 from .bots import BOT_SPEEDS, bot_delay, thinking_time
 from .errors import DomainError
@@ -366,9 +366,8 @@ class RoomService(RoomReader):
                 game = await self._game(session, room, room.game_number)
                 assert game is not None
                 turn = state_from_dict(game.state).turn
-                self._resign(
-                    session, room, changes, seated, target, actor, turn is not None and turn.player_id == target.id
-                )
+                on_turn = turn is not None and turn.player_id == target.id
+                self._resign(session, room, game, changes, seated, target, actor, on_turn)
                 view = await self._view(session, room, game, players=seated)
             else:
                 self._leave(session, room, changes, seated, target)
@@ -387,6 +386,7 @@ class RoomService(RoomReader):
         self,
         session: AsyncSession,
         room: Room,
+        game: Game,
         changes: _Changes,
         seated: list[Player],
         target: Player,
@@ -396,7 +396,10 @@ class RoomService(RoomReader):
         """``target`` resigns from the game being played: ``player_resigned``;
         the autopilot finishes its scorecard (at once on its turn) and it
         cannot win. The host may do this only to an away seat (``not_away``).
-        A resigned host hands the room to the next person still playing."""
+        A resigned host hands the room to the next person still playing.
+        When every other person has resigned, the game ends at once with the
+        one still playing as its winner (``game_finished``, reason
+        ``resigned``: see :mod:`.ending`)."""
         if target.resigned:
             raise DomainError("resigned", "this player has resigned already")
         if actor.player_id != target.id and not target.away:
@@ -409,7 +412,11 @@ class RoomService(RoomReader):
         if on_turn:  # the autopilot takes the turn over now
             room.turn_deadline = None
             room.next_deadline = utcnow()
-        self._append(session, room, changes, [("player_resigned", target.id, {"player_id": target.id})])
+        events: list[tuple[str, str | None, JSON]] = [("player_resigned", target.id, {"player_id": target.id})]
+        winner = ending.last_person_playing(seated)
+        if winner is not None:
+            events.append(ending.end_for(room, game, seated, winner, utcnow()))
+        self._append(session, room, changes, events)
 
     def _leave(
         self, session: AsyncSession, room: Room, changes: _Changes, seated: list[Player], target: Player

@@ -10,7 +10,7 @@ from typing import Any, Protocol
 from app.db.models import Event
 from app.rules import GameState, get_ruleset, state_from_dict
 
-from .series import rematch_view, series_view
+from .series import game_line, rematch_view, series_view
 
 JSON = dict[str, Any]
 
@@ -125,7 +125,16 @@ def game_view(game: GameRow, state: GameState | None = None, deadline: datetime 
         "fairness": {"commitment": game.commitment, "seed": game.seed if state.finished else None},
         "deadline": None if deadline is None or state.finished else iso_utc(deadline),
         "hints": hint_counts(game.hints, state.order),
+        "ended": ended(state),
     }
+
+
+def ended(state: GameState) -> str | None:
+    """How the game ended: null while it is played, ``completed`` when every
+    card is filled, ``resigned`` when it ended early (every other person resigned)."""
+    if not state.finished:
+        return None
+    return "completed" if all(card.complete for card in state.scorecards.values()) else "resigned"
 
 
 def hint_counts(hints: dict[str, list[list[int]]] | None, order: Iterable[str]) -> dict[str, int]:
@@ -148,9 +157,11 @@ def room_view(
     games: list[JSON] = []
     best: dict[str, int] = {}
     for entry in history:
-        number, totals, winners = entry["number"], entry["totals"], entry["winners"]
-        games.append({"number": number, "totals": totals, "winners": winners})
-        for player, total in totals.items():
+        line = game_line(entry)
+        games.append(line)
+        if line["ended"] != "completed":
+            continue  # an unfinished card is never a best
+        for player, total in line["totals"].items():
             best[player] = max(total, best.get(player, total))
     return {
         "code": room.code,

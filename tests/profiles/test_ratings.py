@@ -65,9 +65,14 @@ async def test_a_resigned_seat_the_autopilot_made_top_scorer_loses_rating_and_th
     winner = room["game"]["winners"][0]
     assert ana not in room["game"]["winners"]
 
-    mu = {}
-    for profile in (ana_profile, ben_profile, cy_profile):
-        mu[profile] = (await client.get(f"/api/profiles/{profile}")).json()["ratings"]["yacht"]["mu"]
+    async def rated() -> dict[str, float] | None:
+        # the results are recorded once the last move is published (the autopilot's, maybe: not awaited here)
+        views = [(await client.get(f"/api/profiles/{p}")).json() for p in (ana_profile, ben_profile, cy_profile)]
+        if not all("yacht" in view["ratings"] for view in views):
+            return None
+        return {view["id"]: view["ratings"]["yacht"]["mu"] for view in views}
+
+    mu = await eventually(rated)
     profile_of = {ana: ana_profile, ben: ben_profile, cy: cy_profile}
     assert mu[ana_profile] < ratings.MU, mu  # last place loses rating, whatever the autopilot scored
     assert mu[profile_of[winner]] > ratings.MU, mu

@@ -74,12 +74,17 @@ class Game(TypedDict):
     """when the current turn times out (ISO-8601 UTC); None: untimed"""
     hints: dict[str, int]
     """each player's hinted rolls in this game (hint_used)"""
+    ended: Literal["completed", "resigned"] | None
+    """None while played; resigned: it ended at once when every other person had resigned"""
 
 
 class GameSummary(TypedDict):
     number: int
     totals: dict[str, int]
     winners: list[str]
+    resigned: list[str]
+    """the players who resigned from that game"""
+    ended: Literal["completed", "resigned"]
 
 
 class SeriesLine(TypedDict):
@@ -209,6 +214,8 @@ class GameFinishedData(TypedDict):
     totals: dict[str, int]
     winners: list[str]
     seed: str
+    reason: NotRequired[Literal["completed", "resigned"]]
+    """resigned: every other person had resigned (absent from games finished before it was kept)"""
 
 
 class PlayerJoined(TypedDict):

@@ -31,10 +31,14 @@ export const room = () => (S.store ? S.store.room : null);
 export const ruleset = () => (room() ? S.rulesets[room().ruleset] : null);
 export const me = () => (S.seat ? S.seat.playerId : null);
 
+/** This tab's seat as the room shows it (null for a spectator). */
+export const mySeat = () => room()?.players.find((p) => p.id === me()) || null;
+
+/** My move to make: my seat's turn, and I have not resigned (the autopilot plays a resigned seat's turns). */
 export function myTurn() {
   const r = room();
   const turn = r && r.game && r.game.turn;
-  return Boolean(turn && me() && turn.player_id === me() && r.status === 'playing');
+  return Boolean(turn && me() && turn.player_id === me() && r.status === 'playing' && !mySeat()?.resigned);
 }
 
 /** Which dice are kept, as the screen shows them: the server's, or this tab's keep while it is in flight. */

@@ -7,7 +7,7 @@ import { decimal, language, list, n, plural, t } from './i18n.js';
 import { esc } from './dom.js';
 import { control as notifyControl } from './notify.js';
 import qrcode from '../vendor/qrcode-generator/qrcode.mjs';
-import { S, boxLabel, me, myTurn, playerName, room as currentRoom, ruleset } from './state.js';
+import { S, boxLabel, me, mySeat, myTurn, playerName, room as currentRoom, ruleset } from './state.js';
 
 const percent = (value) =>
   new Intl.NumberFormat(`${language()}-u-nu-latn`, { style: 'percent', maximumFractionDigits: 0 }).format(value);
@@ -139,8 +139,12 @@ export function lobbyTitle(room) {
 
 export function banner(game) {
   const rules = ruleset();
-  const text = myTurn() ? t('game.your_turn') : t('game.turn_of', { name: playerName(game.turn.player_id) });
-  return `<strong>${esc(text)}</strong> <span class="muted">${esc(t('game.round', { round: game.round, rounds: rules ? rules.rounds : game.round }))}</span>${turnClock(game)}`;
+  const out = Boolean(mySeat()?.resigned); // resigned: the autopilot plays my seat, I have nothing to do
+  let text = t('game.turn_of', { name: playerName(game.turn.player_id) });
+  if (myTurn()) text = t('game.your_turn');
+  else if (out && game.turn.player_id === me()) text = t('lc.autopilot_you');
+  const note = out ? `<span class="resigned-note" id="resigned-note">${esc(t('lc.you_resigned'))}</span>` : '';
+  return `<strong>${esc(text)}</strong> <span class="muted">${esc(t('game.round', { round: game.round, rounds: rules ? rules.rounds : game.round }))}</span>${turnClock(game)}${note}`;
 }
 
 /** The turn clock's countdown (ticked by main.js between renders), or who plays a turn nobody times. */
@@ -328,6 +332,10 @@ export function winnerLine(room, game) {
     return mine ? t('sr.solo_you', { points: total }) : t('sr.solo', { name: playerName(game.order[0]), points: total });
   }
   const bot = (id) => Boolean(room.players.find((p) => p.id === id)?.bot);
+  if (game.ended === 'resigned') {
+    // everyone else resigned: the game ended at once, whatever the totals
+    return mine && game.winners.includes(mine) ? t('end.won_resigned_you') : t('end.won_resigned', { names: list(game.winners.map(playerName)) });
+  }
   if (mine && game.winners.includes(mine)) {
     const others = game.winners.filter((id) => id !== mine).map(playerName);
     return others.length ? t('sr.you_share', { names: list(others) }) : t('sr.you_win');
@@ -373,10 +381,16 @@ export function scorePad(room, reviewed) {
     .join('')}</tr>`;
   const rows = games
     .map((g) => {
+      const gaveUp = new Set(g.resigned || []);
       const cells = players
-        .map((line) => `<td data-player="${esc(line.player_id)}" class="${g.winners.includes(line.player_id) ? 'winner' : ''}">${line.player_id in g.totals ? n(g.totals[line.player_id]) : '–'}</td>`)
+        .map((line) => {
+          const id = line.player_id;
+          const out = gaveUp.has(id) ? ` <span class="pad-resigned" title="${esc(t('lc.resigned'))}">${esc(t('lc.resigned'))}</span>` : '';
+          return `<td data-player="${esc(id)}" data-resigned="${gaveUp.has(id)}" class="${g.winners.includes(id) ? 'winner' : ''}">${id in g.totals ? n(g.totals[id]) : '–'}${out}</td>`;
+        })
         .join('');
-      return `<tr data-game="${g.number}" class="${reviewed === g.number ? 'reviewed' : ''}"><th scope="row" class="pad-game"><span>${esc(t('end.game', { number: g.number }))}</span>
+      const early = g.ended === 'resigned' ? ` <span class="muted small pad-early">${esc(t('sr.ended_early'))}</span>` : '';
+      return `<tr data-game="${g.number}" data-ended="${esc(g.ended || 'completed')}" class="${reviewed === g.number ? 'reviewed' : ''}"><th scope="row" class="pad-game"><span>${esc(t('end.game', { number: g.number }))}${early}</span>
         <button class="quiet small" data-action="review" data-number="${g.number}" id="review-${g.number}" aria-pressed="${reviewed === g.number}">${esc(t('analysis.review'))}</button></th>${cells}</tr>`;
     })
     .join('');
@@ -389,17 +403,26 @@ export function scorePad(room, reviewed) {
       <p class="muted small scroll-hint" id="pad-hint" hidden>${esc(t('sr.scroll_hint'))}</p></section>`;
 }
 
+/** Who resigned from `game`: the room's record of it once it is over (its seats may have left since). */
+function resignedFrom(room, game) {
+  const line = room.games.find((g) => g.number === game.number);
+  return line && line.resigned ? line.resigned : room.players.filter((p) => p.resigned).map((p) => p.id);
+}
+
 /** The end of a game, as [part, html] pairs in the order they are shown. */
 export function endParts(room) {
   const game = room.game;
   // hints used, on the final scores: in a room that allows them, or if anyone used one
   const hintsOf = (id) => (game.hints && game.hints[id]) || 0;
   const showHints = room.options.hints || game.order.some((id) => hintsOf(id) > 0);
+  const resigned = new Set(resignedFrom(room, game));
+  // as the results place them: the winners, everyone who played on by total, then who resigned
+  const group = (id) => (game.winners.includes(id) ? 0 : resigned.has(id) ? 2 : 1);
   const standings = [...game.order]
-    .sort((a, b) => game.scorecards[b].total - game.scorecards[a].total)
+    .sort((a, b) => group(a) - group(b) || game.scorecards[b].total - game.scorecards[a].total)
     .map(
-      (id) => `<li data-player="${esc(id)}" data-total="${game.scorecards[id].total}" data-hints="${hintsOf(id)}" class="${game.winners.includes(id) ? 'winner' : ''}">
-        <span class="name">${esc(playerName(id))}</span>${showHints ? `<span class="muted small hints-used">${esc(t('end.hints', { count: hintsOf(id) }))}</span>` : ''}<strong>${n(game.scorecards[id].total)}</strong></li>`,
+      (id) => `<li data-player="${esc(id)}" data-total="${game.scorecards[id].total}" data-hints="${hintsOf(id)}" data-resigned="${resigned.has(id)}" class="${game.winners.includes(id) ? 'winner' : ''}">
+        <span class="name">${esc(playerName(id))}</span>${resigned.has(id) ? `<span class="tag resigned">${esc(t('lc.resigned'))}</span>` : ''}${showHints ? `<span class="muted small hints-used">${esc(t('end.hints', { count: hintsOf(id) }))}</span>` : ''}<strong>${n(game.scorecards[id].total)}</strong></li>`,
     )
     .join('');
   // the parts, each drawn on its own (js/main.js drawEnd): an analysis arriving or a player getting
@@ -441,7 +464,7 @@ function analysisView(number) {
             .join('')}</ol>`
         : `<p class="muted">${esc(t('analysis.perfect'))}</p>`;
       return `<li class="seat-analysis" data-player="${esc(seat.player_id)}" data-loss="${seat.total_loss}">
-          <p><strong>${esc(seat.name)}</strong> · ${esc(t('analysis.accuracy', { percent: percent(seat.accuracy / 100) }))}
+          <p><strong>${esc(seat.name)}</strong>${seat.resigned ? ` <span class="tag resigned">${esc(t('lc.resigned'))}</span>` : ''} · ${esc(t('analysis.accuracy', { percent: percent(seat.accuracy / 100) }))}
             · ${esc(t('analysis.loss', { points: points1(seat.total_loss) }))}</p>${worst}</li>`;
     })
     .join('');
