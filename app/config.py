@@ -129,6 +129,14 @@ class Settings(BaseSettings):
         ge=1,
         description="the shortest turn clock a room may ask for (option `turn_seconds`); lower it in tests only",
     )
+    absent_seconds: float = Field(
+        180,
+        ge=0,
+        le=86_400,
+        description="untimed rooms: seconds the person whose turn it is may have no socket open (on any instance) "
+        "before their seat is away (the autopilot plays; the host may remove it); the others see a countdown "
+        "from about 10 s after they left; 0 = never (docs/api.md, Absent players)",
+    )
     scheduler_poll: float = Field(
         1.0, gt=0, description="seconds between looks for rooms due (bot moves, turn clocks) set by other instances"
     )

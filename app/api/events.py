@@ -46,6 +46,16 @@ class SeatData(_Data):
     player_id: str
 
 
+class AbsentData(_Data):
+    """A seat whose person has gone, on its turn in an untimed room (player_absent)."""
+
+    player_id: str
+    deadline: str = Field(
+        json_schema_extra={"format": "date-time"},
+        description="when the seat becomes away (the autopilot plays) unless its person comes back",
+    )
+
+
 class HintUsedData(_Data):
     """The roll a seat asked a hint about (never the advice itself)."""
 
@@ -173,8 +183,16 @@ class PlayerAway(_Event):
     data: SeatData
 
 
+class PlayerAbsent(_Event):
+    """Untimed room: the person whose turn it is has had no socket open for a few seconds; the seat becomes
+    away at ``data.deadline`` unless they come back (``player_back``)."""
+
+    type: Literal["player_absent"]
+    data: AbsentData
+
+
 class PlayerBack(_Event):
-    """An away seat acted or reconnected."""
+    """An away seat, or an absent one, acted or reconnected."""
 
     type: Literal["player_back"]
     data: SeatData
@@ -230,6 +248,7 @@ _EventsAfter = (
     Scored
     | GameFinished
     | TurnTimedOut
+    | PlayerAbsent
     | PlayerAway
     | PlayerBack
     | PlayerResigned

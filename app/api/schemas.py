@@ -342,6 +342,11 @@ class GameOut(BaseModel):
     hints: dict[str, int] = Field(
         description="each player's hinted rolls in this game (hint_used events), every player of the game listed"
     )
+    absent_deadline: str | None = Field(
+        json_schema_extra={"format": "date-time"},
+        description="untimed rooms: the person whose turn it is has no socket open; at this time their seat becomes "
+        "away (the autopilot plays) unless they come back; null otherwise",
+    )
     ended: GameEnd | None = Field(
         description="null while the game is played; completed: every card filled; resigned: it ended at once "
         "when every other person had resigned, cards as they stood"

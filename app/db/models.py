@@ -64,6 +64,9 @@ class Room(Base):
     """When the scheduler is to look at the room next: a bot's move, an autopilot's, or the turn clock's deadline."""
     turn_deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     """The current turn's deadline (option ``turn_seconds``); null: untimed, or the autopilot has the turn."""
+    absent_deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    """Untimed rooms: the person whose turn it is has no socket open; at this time their seat becomes away
+    (``app.lifecycle.absence``). Null otherwise."""
     public: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     """Option ``public``, as a column: ``GET /api/rooms`` lists public lobby rooms by it (app.lifecycle)."""
     history: Mapped[list[dict[str, Any]]] = mapped_column(Json, default=list)

@@ -40,7 +40,7 @@ def end_for(room: Room, game: Game, seated: Sequence[Player], winner: Player, no
     game.totals = totals
     game.finished_at = now
     room.status = "finished"
-    room.next_deadline = room.turn_deadline = None
+    room.next_deadline = room.turn_deadline = room.absent_deadline = None
     by_id = {p.id: p for p in seated}
     names = {pid: by_id[pid].name for pid in totals if pid in by_id}
     resigned = [pid for pid in state.order if pid in by_id and by_id[pid].resigned]

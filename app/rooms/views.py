@@ -34,6 +34,8 @@ class RoomRow(Protocol):
     def version(self) -> int: ...
     @property
     def turn_deadline(self) -> datetime | None: ...
+    @property
+    def absent_deadline(self) -> datetime | None: ...
 
 
 class PlayerRow(Protocol):
@@ -82,8 +84,11 @@ def player_view(player: PlayerRow, room: RoomRow, connected: Collection[str]) ->
     }
 
 
-def game_view(game: GameRow, state: GameState | None = None, deadline: datetime | None = None) -> JSON:
-    """``deadline``: the current turn's (the room's ``turn_deadline``), null when untimed."""
+def game_view(
+    game: GameRow, state: GameState | None = None, deadline: datetime | None = None, absent: datetime | None = None
+) -> JSON:
+    """``deadline``: the current turn's (the room's ``turn_deadline``), null when untimed; ``absent``: when the
+    seat whose turn it is becomes away, its person gone (the room's ``absent_deadline``)."""
     state = state or state_from_dict(game.state)
     rules = get_ruleset(state.ruleset)
     turn = state.turn
@@ -124,6 +129,7 @@ def game_view(game: GameRow, state: GameState | None = None, deadline: datetime 
         "winners": list(game.winners or []),
         "fairness": {"commitment": game.commitment, "seed": game.seed if state.finished else None},
         "deadline": None if deadline is None or state.finished else iso_utc(deadline),
+        "absent_deadline": None if absent is None or state.finished else iso_utc(absent),
         "hints": hint_counts(game.hints, state.order),
         "ended": ended(state),
     }
@@ -172,7 +178,7 @@ def room_view(
         "host_id": room.host_id,
         "players": [player_view(p, room, connected) for p in players],
         "version": room.version,
-        "game": None if current is None else game_view(current, state, room.turn_deadline),
+        "game": None if current is None else game_view(current, state, room.turn_deadline, room.absent_deadline),
         "games": games,
         "best": {room.ruleset: best},
         "series": series_view(history, players),

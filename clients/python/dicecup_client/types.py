@@ -74,6 +74,8 @@ class Game(TypedDict):
     """when the current turn times out (ISO-8601 UTC); None: untimed"""
     hints: dict[str, int]
     """each player's hinted rolls in this game (hint_used)"""
+    absent_deadline: str | None
+    """untimed rooms: the person whose turn it is has no socket open; their seat is away at this time"""
     ended: Literal["completed", "resigned"] | None
     """None while played; resigned: it ended at once when every other person had resigned"""
 
@@ -310,6 +312,22 @@ class TurnTimedOut(TypedDict):
     at: str
 
 
+class AbsentData(TypedDict):
+    player_id: str
+    deadline: str
+    """when the seat becomes away unless its person comes back (ISO-8601 UTC)"""
+
+
+class PlayerAbsent(TypedDict):
+    """Untimed room: the person whose turn it is has gone; the seat is away at ``data["deadline"]``."""
+
+    version: int
+    type: Literal["player_absent"]
+    player_id: str | None
+    data: AbsentData
+    at: str
+
+
 class PlayerAway(TypedDict):
     """Two timeouts in a row: the autopilot plays the seat's turns until it acts or reconnects."""
 
@@ -419,6 +437,7 @@ Event: TypeAlias = (
     | Scored
     | GameFinished
     | TurnTimedOut
+    | PlayerAbsent
     | PlayerAway
     | PlayerBack
     | PlayerResigned
@@ -440,6 +459,7 @@ EVENT_TYPES = (
     "scored",
     "game_finished",
     "turn_timed_out",
+    "player_absent",
     "player_away",
     "player_back",
     "player_resigned",
@@ -491,6 +511,7 @@ EventV2: TypeAlias = (
     | Scored
     | GameFinished
     | TurnTimedOut
+    | PlayerAbsent
     | PlayerAway
     | PlayerBack
     | PlayerResigned

@@ -935,13 +935,19 @@ document.addEventListener('keydown', (event) => {
   }
 });
 
-// The turn clock's countdown ticks between renders (only its text changes).
+// The turn clock's countdown, and an absent player's, tick between renders (only their text changes).
 setInterval(() => {
   const clock = document.getElementById('turn-clock');
-  if (!clock || !clock.dataset.deadline) return;
-  const text = V.clockText(clock.dataset.deadline);
-  if (clock.textContent !== text) clock.textContent = text;
-  clock.classList.toggle('urgent', Date.parse(clock.dataset.deadline) - Date.now() < 10000);
+  if (clock && clock.dataset.deadline) {
+    const text = V.clockText(clock.dataset.deadline);
+    if (clock.textContent !== text) clock.textContent = text;
+    clock.classList.toggle('urgent', Date.parse(clock.dataset.deadline) - Date.now() < 10000);
+  }
+  const absent = document.getElementById('absent-clock');
+  if (absent) {
+    const text = V.absentText(absent.dataset.deadline, absent.dataset.name);
+    if (absent.textContent !== text) absent.textContent = text;
+  }
 }, 250);
 
 // ---------------------------------------------------------------- start

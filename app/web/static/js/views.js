@@ -144,7 +144,18 @@ export function banner(game) {
   if (myTurn()) text = t('game.your_turn');
   else if (out && game.turn.player_id === me()) text = t('lc.autopilot_you');
   const note = out ? `<span class="resigned-note" id="resigned-note">${esc(t('lc.you_resigned'))}</span>` : '';
-  return `<strong>${esc(text)}</strong> <span class="muted">${esc(t('game.round', { round: game.round, rounds: rules ? rules.rounds : game.round }))}</span>${turnClock(game)}${note}`;
+  return `<strong>${esc(text)}</strong> <span class="muted">${esc(t('game.round', { round: game.round, rounds: rules ? rules.rounds : game.round }))}</span>${turnClock(game)}${absentClock(game)}${note}`;
+}
+
+/** Untimed room, the person whose turn it is gone: when the autopilot takes their seat over (ticked by main.js). */
+function absentClock(game) {
+  if (!game.absent_deadline || game.turn.player_id === me()) return '';
+  const name = playerName(game.turn.player_id);
+  return `<span class="absent-clock" id="absent-clock" role="timer" data-deadline="${esc(game.absent_deadline)}" data-name="${esc(name)}">${esc(absentText(game.absent_deadline, name))}</span>`;
+}
+
+export function absentText(deadline, name) {
+  return t('lc.absent_countdown', { name, time: remaining(deadline) });
 }
 
 /** The turn clock's countdown (ticked by main.js between renders), or who plays a turn nobody times. */
@@ -157,12 +168,17 @@ function turnClock(game) {
 
 /** "1:05 left": the time to a deadline, as m:ss (h:mm:ss past an hour). */
 export function clockText(deadline) {
+  return t('lc.clock', { time: remaining(deadline) });
+}
+
+/** The time to a deadline as m:ss (h:mm:ss past an hour). */
+function remaining(deadline) {
   const left = Math.max(0, Math.ceil((Date.parse(deadline) - Date.now()) / 1000));
   const pad = (value) => n(value).padStart(2, n(0));
   const h = Math.floor(left / 3600);
   const m = Math.floor((left % 3600) / 60);
   const s = left % 60;
-  return t('lc.clock', { time: h ? `${n(h)}:${pad(m)}:${pad(s)}` : `${n(m)}:${pad(s)}` });
+  return h ? `${n(h)}:${pad(m)}:${pad(s)}` : `${n(m)}:${pad(s)}`;
 }
 
 /** One die: its label says its position, face and whether it is kept. */
@@ -499,6 +515,8 @@ export function logLine(event, name, started) {
       return t('log.finished');
     case 'turn_timed_out':
       return t('lc.log_timed_out', { name });
+    case 'player_absent':
+      return t('lc.log_absent', { name });
     case 'player_away':
       return t('lc.log_away', { name });
     case 'player_back':
