@@ -3,24 +3,38 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# What the server needs (`make run`, `make backup`): the locked runtime
+# dependencies only; the server runs from this source tree.
+SERVER_STAMP := $(VENV)/.installed-server
+# Everything else too (`make test`, `make lint`, ...): the development tools,
+# this project and the Python client as editable installs.
 STAMP := $(VENV)/.installed
 # Locked dependencies, with hashes (`make lock` regenerates them from
-# pyproject.toml): prod.txt for the image, dev.txt (prod + tools) here.
+# pyproject.toml): prod.txt for the server and the image, dev.txt (prod + tools).
 LOCK_PROD := requirements/prod.txt
 LOCK_DEV := requirements/dev.txt
+PIP := $(BIN)/pip --disable-pip-version-check
+# setuptools announces every editable install with a warning banner: nothing is wrong.
+QUIET_EDITABLE := PYTHONWARNINGS="ignore:Editable installation"
 UV_COMPILE = $(BIN)/uv pip compile pyproject.toml --universal --generate-hashes --python-version 3.11 \
 	--custom-compile-command "make lock" --quiet $(LOCK_ARGS)
 
-.PHONY: run test lint install lock config-doc clean
+.PHONY: run test lint install backup lock config-doc clean
 
-$(STAMP): $(LOCK_DEV) pyproject.toml clients/python/pyproject.toml
-	@echo "==> Installing Dicecup and its locked dependencies into $(VENV) (first run: a minute or two)"
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet --require-hashes -r $(LOCK_DEV)
-	$(BIN)/pip install --quiet --no-deps -e .
-	$(BIN)/pip install --quiet --no-deps -e clients/python
-	touch $(STAMP)
+
+$(SERVER_STAMP): $(LOCK_PROD) | $(BIN)/python
+	@echo "==> Installing what the server needs ($(LOCK_PROD), locked) into $(VENV): once, about half a minute"
+	$(PIP) install --require-hashes --progress-bar on -r $(LOCK_PROD)
+	touch $(SERVER_STAMP)
+	@echo "==> Installed into $(VENV)"
+
+$(STAMP): $(LOCK_DEV) pyproject.toml clients/python/pyproject.toml | $(BIN)/python
+	@echo "==> Installing the development tools ($(LOCK_DEV), locked) into $(VENV): once, about a minute"
+	$(PIP) install --require-hashes --progress-bar on -r $(LOCK_DEV)
+	$(QUIET_EDITABLE) $(PIP) install --quiet --no-deps -e . -e clients/python
+	touch $(SERVER_STAMP) $(STAMP)
 	@echo "==> Installed into $(VENV)"
 
 # clients/js's dev dependencies (ws, typescript) for its tests, where npm is
@@ -46,9 +60,16 @@ lock: $(STAMP)
 config-doc: $(STAMP)
 	$(BIN)/python -m app config-doc --output docs/configuration.md
 
-run: $(STAMP)
+run: $(SERVER_STAMP)
 	@echo "==> Starting Dicecup: migrating the database, then serving (Ctrl+C stops it)"
 	$(BIN)/python -m app serve
+
+# An online backup of the SQLite database (the server may run meanwhile) into
+# backups/, named by the time; `.venv/bin/python -m app restore FILE --force`
+# puts one back with every server stopped. PostgreSQL: README.md, Backups.
+BACKUP ?= backups/dicecup-$(shell date +%Y-%m-%d-%H%M%S).db
+backup: $(SERVER_STAMP)
+	$(BIN)/python -m app backup $(BACKUP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check app tests bench clients/python

@@ -13,6 +13,7 @@ from sqlalchemy.engine import make_url
 from app.api.edge import uvicorn_options
 from app.config import Settings
 from app.db.migrate import upgrade
+from app.db.reach import database_problem
 from app.observability.logs import configure_logging
 from app.observability.multiproc import prepare_multiprocess_dir, remove_multiprocess_dir
 from app.ops import add_commands as add_ops_commands
@@ -40,6 +41,11 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--workers > 1 needs DICECUP_REDIS_URL (the fan-out between worker processes)")
     # Text or JSON (DICECUP_LOG_FORMAT), here and, through log_config, in every worker.
     log_config = configure_logging(settings.log_level, settings.log_format)
+    problem = database_problem(settings.database_url)
+    if problem is not None:
+        # One line saying what to fix (JSON under DICECUP_LOG_FORMAT=json), not a driver's traceback.
+        log.error("%s", problem)
+        raise SystemExit(1)
     if args.command == "migrate" or settings.migrate_on_start:
         where = make_url(settings.database_url).render_as_string(hide_password=True)
         log.info("bringing the database up to date (%s)", where)

@@ -58,6 +58,11 @@ class Settings(BaseSettings):
     migrate_on_start: bool = Field(True, description="apply Alembic migrations before serving")
     max_body_bytes: int = Field(16 * 1024, description="larger request bodies and WebSocket messages are refused")
     rate_limits: bool = Field(True, description="false turns every rate limit off (benchmarks)")
+    rate_limits_fail: Literal["open", "closed"] = Field(
+        "open",
+        description="while the shared rate limiter (Redis) does not answer: `open` lets requests through (logged), "
+        "`closed` refuses those that it would count with 503 `rate_limiter_unavailable` (Retry-After 5)",
+    )
     actions_per_second: int = Field(20, description="per seat, REST and WebSocket together")
     requests_per_minute: int = Field(1200, description="per client IP, every REST request")
     chat_per_minute: int = Field(
@@ -123,6 +128,14 @@ class Settings(BaseSettings):
         10,
         ge=1,
         description="the shortest turn clock a room may ask for (option `turn_seconds`); lower it in tests only",
+    )
+    absent_seconds: float = Field(
+        180,
+        ge=0,
+        le=86_400,
+        description="untimed rooms: seconds the person whose turn it is may have no socket open (on any instance) "
+        "before their seat is away (the autopilot plays; the host may remove it); the others see a countdown "
+        "from about 10 s after they left; 0 = never (docs/api.md, Absent players)",
     )
     scheduler_poll: float = Field(
         1.0, gt=0, description="seconds between looks for rooms due (bot moves, turn clocks) set by other instances"

@@ -27,7 +27,7 @@ from app.api.ws import RoomSockets
 from app.chat import Chat
 from app.config import Settings
 from app.db import Database
-from app.lifecycle import TurnClock, Turns
+from app.lifecycle import Absence, TurnClock, Turns
 from app.lifecycle.public import PublicRooms
 from app.lifecycle.sweeper import Sweeper
 from app.lifecycle.visits import LobbyVisits
@@ -117,12 +117,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             bot_delay=config.bot_delay,
             on_deadline=alarm.ring,
             observer=instruments.observer,
-            # The turn clock (app.lifecycle): deadlines of timed turns, the autopilot's moves.
-            clock=TurnClock(config.bot_delay),
+            # The turn clock (app.lifecycle): deadlines of timed turns, the autopilot's moves, and
+            # when to look whether the person whose turn it is in an untimed room is still there.
+            clock=TurnClock(config.bot_delay, config.absent_seconds),
             turn_seconds_min=config.turn_seconds_min,
         )
         # Bots, timeouts and the autopilot, woken by the alarm or every poll (rooms due on other instances).
-        turns = Turns(service, on_autopilot=metrics.autopilot_move)
+        turns = Turns(service, on_autopilot=metrics.autopilot_move, absence=Absence(service, config.absent_seconds))
         # Deletes rooms nobody uses, one instance at a time (a lease row); counts in /metrics.
         sweeper = Sweeper(
             db,

@@ -43,13 +43,16 @@ STRATEGY_DIR = Path(__file__).resolve().parents[1] / "test-artifacts" / "strateg
 
 
 def test_settings(database_url: str, **overrides: object) -> Settings:
-    """Settings for a test app: no rate limits, bots without delay, and the
-    session's strategy tables (never computed by the app under test)."""
+    """Settings for a test app: no rate limits, bots without delay, the
+    session's strategy tables (never computed by the app under test), and no
+    absent players (most tests play over REST without a socket open: their
+    seats would be said to be absent; tests/lifecycle/test_absence.py turns it on)."""
     values: dict[str, object] = {
         "rate_limits": False,
         "bot_delay": 0.0,
         "strategy_dir": STRATEGY_DIR,
         "strategy_solve": False,
+        "absent_seconds": 0,
     }
     return Settings(database_url=database_url, **(values | overrides))  # type: ignore[arg-type]
 

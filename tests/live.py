@@ -84,7 +84,10 @@ def server_in_thread(settings: Settings, root_path: str = "", ws_max_size: int |
 def server_process(env: dict[str, str]) -> Iterator[LiveServer]:
     """A separate server process (``python -m app serve``), as another instance would be."""
     port = free_port()
-    full_env = {**os.environ, "DICECUP_RATE_LIMITS": "false", "DICECUP_LOG_LEVEL": "warning", **env}
+    # no absent players unless the test asks (as tests/conftest.py test_settings): tests that play over
+    # REST have no socket open, and their seats would be said to be absent
+    quiet = {"DICECUP_RATE_LIMITS": "false", "DICECUP_LOG_LEVEL": "warning", "DICECUP_ABSENT_SECONDS": "0"}
+    full_env = {**os.environ, **quiet, **env}
     log = tempfile.NamedTemporaryFile(prefix="dicecup-server-", suffix=".log", delete=False)  # noqa: SIM115
     process = subprocess.Popen(
         [sys.executable, "-m", "app", "serve", "--port", str(port)],

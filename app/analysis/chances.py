@@ -37,7 +37,7 @@ import math
 import threading
 import zlib
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from types import MappingProxyType
 
 import numpy as np
@@ -462,8 +462,10 @@ def chances_of(
     order: Sequence[str],
     variance: FloatArray | None = None,
     exact_open: int = EXACT_OPEN,
+    eligible: Collection[str] | None = None,
 ) -> tuple[dict[str, float], dict[str, float]]:
     """Each player's win chance and expected final total (exact, from the table).
+    Only the ``eligible`` players (default: all) can win: the others' chance is 0.
 
     With ``variance`` (the variant's variance table), the distribution of a
     player's points still to come is exact with at most ``exact_open`` open
@@ -496,5 +498,8 @@ def chances_of(
         pmf = np.zeros(size)
         pmf[total : total + r.size] = r
         pmfs.append(pmf)
-    chances = combine(pmfs)
-    return dict(zip(order, chances, strict=True)), expected
+    who = [i for i, p in enumerate(order) if eligible is None or p in eligible]
+    chances = dict.fromkeys(order, 0.0)
+    for i, share in zip(who, combine([pmfs[i] for i in who]), strict=True):
+        chances[order[i]] = share
+    return chances, expected

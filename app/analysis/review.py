@@ -8,6 +8,8 @@ total of the player's own scorecard if they make it and then play optimally
 for solitaire (the same figure hints show); the loss of a decision is the
 best choice's ``ev`` minus the chosen one's, so an optimal player loses 0 and
 the losses of a seat add up to how much its choices cost in expectation.
+A seat that resigned is valued up to its resignation: the autopilot's moves
+for it afterwards are not its player's decisions.
 """
 
 from __future__ import annotations
@@ -62,9 +64,12 @@ def review(
     seats = {player: _Seat() for player in order}
     turn: _Turn | None = None
     rounds: dict[str, int] = dict.fromkeys(order, 0)
+    resigned: set[str] = set()
 
     def evaluate(kind: str, chosen: Choice, chosen_json: JSON) -> None:
         assert turn is not None and turn.dice is not None
+        if turn.player in resigned:
+            return  # the autopilot's move, not the player's
         advice = advisor.advise(turn.card, turn.dice, turn.rolls_left, _plan(turn))
         best = advice.best
         loss = max(0.0, best.ev - chosen.ev)
@@ -91,7 +96,9 @@ def review(
 
     for event in events:
         kind, player, data = event["type"], event.get("player_id"), event.get("data") or {}
-        if kind == "turn_started":
+        if kind == "player_resigned":
+            resigned.add(data["player_id"])
+        elif kind == "turn_started":
             player = data["player_id"]
             rounds[player] += 1
             turn = _Turn(player, rounds[player], cards[player])
@@ -135,6 +142,7 @@ def review(
                 "total_loss": round(sum(losses), 4),
                 "mean_loss": round(sum(losses) / len(losses), 4) if losses else 0.0,
                 "worst": worst,
+                "resigned": player in resigned,
             }
         )
     return {

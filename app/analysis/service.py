@@ -25,7 +25,7 @@ import logging
 import sys
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from sqlalchemy import select
@@ -47,7 +47,7 @@ from .workers import ReviewPool
 log = logging.getLogger("dicecup.analysis")
 
 JSON = dict[str, Any]
-_REVIEWED = ("turn_started", "rolled", "scored", "game_finished")
+_REVIEWED = ("turn_started", "rolled", "scored", "player_resigned", "game_finished")
 CHANCES_CACHED = 1024
 """Rooms whose latest chances are kept (one entry per room, keyed by its version)."""
 FOLLOWED_FOR = 600.0
@@ -193,15 +193,25 @@ class AnalysisService:
         async with self.db.read() as session:
             row = (
                 await session.execute(
-                    select(Room.version, Game.number, Game.state)
+                    select(Room.id, Room.version, Game.number, Game.state, Game.winners)
                     .select_from(Room)
                     .outerjoin(Game, (Game.room_id == Room.id) & (Game.number == Room.game_number))
                     .where(Room.code == code)
                 )
             ).first()
-        if row is None:
-            raise DomainError("room_not_found", f"no room {code!r}")
-        version, number, raw = row
+            if row is None:
+                raise DomainError("room_not_found", f"no room {code!r}")
+            # seats that resigned from the current game cannot win (they leave before the next starts)
+            resigned = set(
+                (
+                    await session.execute(
+                        select(Player.id).where(
+                            Player.room_id == row[0], Player.left_at.is_(None), Player.resigned_at.is_not(None)
+                        )
+                    )
+                ).scalars()
+            )
+        _, version, number, raw, winners = row
         if raw is None:
             raise DomainError("game_not_started", "no game has started in this room")
         cached = self._chances.get(code)
@@ -218,7 +228,7 @@ class AnalysisService:
             advisor = self._advisor(state)
             rollouts = self._rollouts_of(advisor)
             variance = self._variance_of(advisor.variant)
-            data = await asyncio.to_thread(_chances, state, rollouts, number, version, variance)
+            data = await asyncio.to_thread(_chances, state, rollouts, number, version, variance, resigned, winners)
         except BaseException as error:
             future.set_exception(error)
             future.exception()  # retrieved: no "never retrieved" warning when nobody else waits
@@ -349,16 +359,29 @@ def _named(data: JSON, number: int, names: dict[str, str]) -> JSON:
     return {"number": number, **data}
 
 
-def _chances(state: GameState, rollouts: Rollouts, number: int, version: int, variance: FloatArray | None) -> JSON:
+def _chances(
+    state: GameState,
+    rollouts: Rollouts,
+    number: int,
+    version: int,
+    variance: FloatArray | None,
+    resigned: Collection[str] = (),
+    winners: Sequence[str] | None = None,
+) -> JSON:
+    """The chances as served. Seats that ``resigned`` cannot win: their chance
+    is 0 and the others share it all (unless every seat resigned). A finished
+    game's chances are its ``winners``' (sharing the win)."""
     order = list(state.order)
     if state.finished:
         totals = {p: rollouts.advisor.rules.totals(card).total for p, card in state.scorecards.items()}
-        best = max(totals.values())
-        winners = [p for p in order if totals[p] == best]
+        if not winners:
+            best = max(totals.values())
+            winners = [p for p in order if totals[p] == best]
         chance = {p: (1 / len(winners) if p in winners else 0.0) for p in order}
         expected = {p: float(totals[p]) for p in order}
     else:
-        chance, expected = chances_of(rollouts, state.scorecards, order, variance)
+        can_win = [p for p in order if p not in resigned] or order
+        chance, expected = chances_of(rollouts, state.scorecards, order, variance, eligible=can_win)
     return {
         "number": number,
         "version": version,

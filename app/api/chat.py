@@ -25,7 +25,7 @@ router = APIRouter(
     prefix="/api",
     default_response_class=ORJSONResponse,
     dependencies=[Depends(per_address_budget)],
-    responses={429: schemas.RATE_LIMITED},
+    responses={429: schemas.RATE_LIMITED, 503: schemas.LIMITER_UNAVAILABLE},
 )
 
 CHAT: TypeAdapter[schemas.ChatTextBody | schemas.ChatReactionBody] = TypeAdapter(schemas.ChatBody)

@@ -25,7 +25,7 @@ router = APIRouter(
     prefix="/api",
     default_response_class=ORJSONResponse,
     dependencies=[Depends(per_address_budget)],
-    responses={429: schemas.RATE_LIMITED},
+    responses={429: schemas.RATE_LIMITED, 503: schemas.LIMITER_UNAVAILABLE},
 )
 
 # -- bodies ---------------------------------------------------------------------------------------
@@ -80,7 +80,7 @@ class RatingOut(BaseModel):
 class HeadlineOut(BaseModel):
     games: int
     wins: int
-    best: int
+    best: int | None = Field(description="the best total of a full card; null if every game ended early")
 
 
 class ProfileOut(BaseModel):
@@ -116,12 +116,15 @@ class RulesetStatsOut(BaseModel):
     games: int
     wins: int
     win_rate: float = Field(ge=0, le=1)
-    average: float
-    best: int
+    average: float | None = Field(
+        description="the average total of full cards (a game that ended early, everyone else having resigned, "
+        "is left out); null if there is none"
+    )
+    best: int | None = Field(description="the best total of a full card; null if there is none")
     solo_best: int | None = Field(description="personal best: the best total of a solo game, null if none")
     yahtzees: int = Field(description="Yahtzees, Yachts or Yatzys rolled and scored (Yahtzee bonuses included)")
-    upper_bonus_rate: float = Field(ge=0, le=1)
-    histogram: list[HistogramBar] = Field(description="final totals in bars of 25 points (empty bars left out)")
+    upper_bonus_rate: float | None = Field(ge=0, le=1, description="of full cards; null if there is none")
+    histogram: list[HistogramBar] = Field(description="totals of full cards in bars of 25 points (empty bars left out)")
 
 
 class StatsOut(BaseModel):
@@ -160,6 +163,10 @@ class ResultOut(BaseModel):
     won: bool
     yahtzees: int
     upper_bonus: bool
+    complete: bool = Field(
+        description="false: the game ended before this card was full (every other person resigned); it counts "
+        "for games, wins and ratings, never for bests or averages"
+    )
     finished_at: str = Field(json_schema_extra={"format": "date-time"})
 
 

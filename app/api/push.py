@@ -27,7 +27,7 @@ router = APIRouter(
     prefix="/api",
     default_response_class=ORJSONResponse,
     dependencies=[Depends(per_address_budget)],
-    responses={429: schemas.RATE_LIMITED},
+    responses={429: schemas.RATE_LIMITED, 503: schemas.LIMITER_UNAVAILABLE},
 )
 
 ENDPOINT_MAX = 1024

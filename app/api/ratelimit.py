@@ -18,11 +18,18 @@ get past the budget.
 
 Refusals carry ``retry_after``: the seconds until the window lets the
 client in again (the ``Retry-After`` header of a 429).
+
+When the shared windows do not answer (Redis down), ``DICECUP_RATE_LIMITS_FAIL``
+decides: ``open`` (the default) lets the request through, so an outage of
+Redis never takes the game down; ``closed`` refuses it with 503
+``rate_limiter_unavailable``, so no budget is ever exceeded. Either way the
+outage is logged (once every :data:`WARN_EVERY` seconds at most).
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections import Counter
 
 from app.config import Settings
@@ -34,6 +41,10 @@ from .windows import LocalWindows, RedisWindows, Step, Window, Windows
 log = logging.getLogger("dicecup.api")
 
 HOUR = 3600.0
+UNAVAILABLE_RETRY = 5
+"""Seconds a request refused because the shared limiter is down is told to wait (fail closed)."""
+WARN_EVERY = 10.0
+"""Seconds between two log lines about the shared limiter being down."""
 
 _DETAIL = {
     "action": "too many actions; slow down",
@@ -51,6 +62,9 @@ _DETAIL = {
 class RateLimits:
     def __init__(self, settings: Settings) -> None:
         self.enabled = settings.rate_limits
+        self.fail_closed = settings.rate_limits_fail == "closed"
+        self._warned_at = -WARN_EVERY
+        self._unwarned = 0
         self._local = LocalWindows()
         self._shared: Windows = RedisWindows(settings.redis_url) if settings.redis_url else self._local
         self._action = Window("action", settings.actions_per_second, 1.0)
@@ -77,13 +91,31 @@ class RateLimits:
             return
         try:
             refused = await self._shared.take(steps)
-        except Exception as error:  # a limiter that is down must not take the game down
-            log.warning("rate limiter unavailable (%r); allowing", error)
+        except Exception as error:
+            # handing back a reservation refuses nothing, whichever way the limiter fails
+            self._unavailable(error, refuse=any(step.op != "refund" for step in steps))
             return
         if refused is not None:
             if refused.step.window.name in self._per_address:
                 self.refused(refused.step.key)
             raise DomainError("rate_limited", _DETAIL[refused.step.window.name], retry_after=refused.retry_after)
+
+    def _unavailable(self, error: Exception, refuse: bool = True) -> None:
+        """The shared windows did not answer: refused (fail closed) or let through
+        (fail open, so that a Redis outage never takes the game down); logged."""
+        self._unwarned += 1
+        now = time.monotonic()
+        if now - self._warned_at >= WARN_EVERY:
+            how = "refusing with 503 (DICECUP_RATE_LIMITS_FAIL=closed)" if self.fail_closed else "allowing"
+            more = f"; {self._unwarned - 1} more since the last line" if self._unwarned > 1 else ""
+            log.warning("rate limiter unavailable (%r); %s%s", error, how, more)
+            self._warned_at, self._unwarned = now, 0
+        if self.fail_closed and refuse:
+            raise DomainError(
+                "rate_limiter_unavailable",
+                "the rate limiter does not answer, and this server refuses what it cannot count; try again shortly",
+                retry_after=UNAVAILABLE_RETRY,
+            )
 
     async def close(self) -> None:
         await self._shared.close()
@@ -147,8 +179,8 @@ class RateLimits:
             refused = await self._shared.take([user, address])
             if refused is not None and refused.step is address:  # the username's reservation was taken
                 await self._shared.take([Step("refund", self._sign_in_user, username)])
-        except Exception as error:  # a limiter that is down must not lock everyone out
-            log.warning("rate limiter unavailable (%r); allowing", error)
+        except Exception as error:
+            self._unavailable(error)
             return
         if refused is not None:
             raise DomainError("rate_limited", _DETAIL[refused.step.window.name], retry_after=refused.retry_after)

@@ -69,7 +69,7 @@ router = APIRouter(
     prefix="/api",
     default_response_class=ORJSONResponse,
     dependencies=[Depends(per_address_budget)],
-    responses={429: schemas.RATE_LIMITED},
+    responses={429: schemas.RATE_LIMITED, 503: schemas.LIMITER_UNAVAILABLE},
 )
 
 CREATE = TypeAdapter(schemas.CreateRoom)

@@ -262,6 +262,21 @@ RATE_LIMITED: dict[str, Any] = {
 }
 
 
+LIMITER_UNAVAILABLE: dict[str, Any] = {
+    "model": Error,
+    "description": "rate_limiter_unavailable: with DICECUP_RATE_LIMITS_FAIL=closed, the shared rate limiter (Redis) "
+    "does not answer, so a request it would count is refused; retry after Retry-After seconds",
+    "headers": {
+        "Retry-After": {
+            "description": "seconds to wait before trying again",
+            "required": False,
+            "schema": {"type": "integer", "minimum": 1},
+        }
+    },
+}
+"""Every rate-limited router's 503 (a route's own 503, strategy or push, is described where it is)."""
+
+
 Face = Annotated[int, Field(ge=1, le=6)]
 Dice = Annotated[list[Face], Field(min_length=5, max_length=5)]
 
@@ -306,6 +321,9 @@ class FairnessOut(BaseModel):
     seed: str | None
 
 
+GameEnd = Literal["completed", "resigned"]
+
+
 class GameOut(BaseModel):
     number: int
     status: Literal["playing", "finished"]
@@ -324,12 +342,23 @@ class GameOut(BaseModel):
     hints: dict[str, int] = Field(
         description="each player's hinted rolls in this game (hint_used events), every player of the game listed"
     )
+    absent_deadline: str | None = Field(
+        json_schema_extra={"format": "date-time"},
+        description="untimed rooms: the person whose turn it is has no socket open; at this time their seat becomes "
+        "away (the autopilot plays) unless they come back; null otherwise",
+    )
+    ended: GameEnd | None = Field(
+        description="null while the game is played; completed: every card filled; resigned: it ended at once "
+        "when every other person had resigned, cards as they stood"
+    )
 
 
 class GameSummary(BaseModel):
     number: int
     totals: dict[str, int]
     winners: list[str]
+    resigned: list[str] = Field(description="the players who resigned from that game (they could not win)")
+    ended: GameEnd = Field(description="completed, or resigned: it ended when every other person had resigned")
 
 
 class RoomOptions(BaseModel):
@@ -552,6 +581,10 @@ class SeatAnalysisOut(BaseModel):
     total_loss: float = Field(ge=0, description="expected points lost over the game")
     mean_loss: float = Field(ge=0, description="expected points lost per decision")
     worst: list[DecisionOut] = Field(description="the (up to) three most costly decisions, with what was best")
+    resigned: bool = Field(
+        False,
+        description="the seat resigned: only its decisions before resigning are valued (not the autopilot's after)",
+    )
 
 
 class AnalysisOut(BaseModel):

@@ -174,7 +174,9 @@ class RedisWindows:
         import redis.asyncio as redis  # only with a Redis URL
 
         self.clock = clock
-        self._redis = redis.Redis.from_url(url)
+        # A Redis that is down or unreachable fails a request's check in a
+        # second at most (then DICECUP_RATE_LIMITS_FAIL decides), never hangs it.
+        self._redis = redis.Redis.from_url(url, socket_connect_timeout=1.0, socket_timeout=1.0)
         self._script = self._redis.register_script(_SCRIPT)
 
     async def take(self, steps: Sequence[Step]) -> Refusal | None:

@@ -174,6 +174,7 @@ class Session:
 
     async def serve(self, seat: Seat | None, after: int | None, protocol: int = 1) -> None:
         room_code = self.code
+        seat_id = seat.player_id if seat else None
         conn = Connection(
             self.socket, room_code, seat.player_id if seat else None, self.settings.ws_queue_size, protocol
         )
@@ -206,8 +207,10 @@ class Session:
                 version = latest["version"]
             await self.hub.ready(conn, version)
             ready = True
-            if you is not None and you.get("away"):
-                # An away seat reconnecting is back (app.lifecycle): player_back, a fresh clock on its turn.
+            game = room.get("game") or {}
+            absent = game.get("absent_deadline") is not None and (game.get("turn") or {}).get("player_id") == seat_id
+            if you is not None and (you.get("away") or absent):
+                # An away or absent seat reconnecting is back (app.lifecycle): player_back, a fresh clock on its turn.
                 turns: Turns = self.socket.app.state.turns
                 await turns.come_back(room_code, you["id"])
             while True:
@@ -226,6 +229,21 @@ class Session:
             self.limits.forget_socket(conn.id)
             await self.hub.leave(conn, was_ready=ready)
             await conn.stop()
+            if seat_id is not None and ready and conn.close_code != CloseCode.GOING_AWAY:
+                await self.seat_gone(room_code, seat_id)
+
+    async def seat_gone(self, room_code: str, player_id: str) -> None:
+        """The seat's last socket here closed (not the server's shutdown): it may
+        be its turn in an untimed room, with nobody there (app.lifecycle.absence)."""
+        if self.hub.holds_seat(room_code, player_id):
+            return
+        turns: Turns = self.socket.app.state.turns
+        if turns.absence is None:
+            return
+        try:
+            await turns.absence.gone(room_code, player_id)
+        except Exception:  # a closed socket must not raise: the scheduler's safety net looks again later
+            log.exception("could not note that seat %s of room %s left", player_id, room_code)
 
     async def replay(self, conn: Connection, after: int, upto: int, room: dict[str, Any]) -> None:
         """Every event after ``after`` up to version ``upto``; the last carries

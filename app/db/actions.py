@@ -59,6 +59,7 @@ class RoomRow:
     history: list[dict[str, Any]]
     next_deadline: datetime | None = None
     turn_deadline: datetime | None = None
+    absent_deadline: datetime | None = None
 
 
 @dataclass(slots=True)
@@ -129,7 +130,8 @@ def _json(value: Any) -> str:
 
 _SQLITE_ROOM = """
 SELECT r.id, r.code, r.ruleset, r.options, r.max_players, r.status, r.host_id, r.version, r.game_number,
-       r.history, g.id, g.number, g.status, g.state, g.seed, g.commitment, g.winners, r.turn_deadline, g.hints
+       r.history, g.id, g.number, g.status, g.state, g.seed, g.commitment, g.winners, r.turn_deadline, g.hints,
+       r.absent_deadline
 FROM rooms r LEFT JOIN games g ON g.room_id = r.id AND g.number = r.game_number
 WHERE r.code = ?
 """
@@ -142,8 +144,8 @@ _SQLITE_SEEN = "SELECT 1 FROM action_results WHERE room_id = ? AND player_id = ?
 _SQLITE_EVENT = "INSERT INTO events (room_id, version, type, player_id, data, at) VALUES (?, ?, ?, ?, ?, ?)"
 _SQLITE_GAME = "UPDATE games SET state = ?, status = ?, totals = ?, winners = ?, finished_at = ? WHERE id = ?"
 _SQLITE_ROOM_UPDATE = (
-    "UPDATE rooms SET version = ?, status = ?, history = ?, next_deadline = ?, turn_deadline = ?, updated_at = ? "
-    "WHERE id = ?"
+    "UPDATE rooms SET version = ?, status = ?, history = ?, next_deadline = ?, turn_deadline = ?, "
+    "absent_deadline = ?, updated_at = ? WHERE id = ?"
 )
 _SQLITE_RESULT = (
     "INSERT INTO action_results (room_id, player_id, game_number, client_id, action, first_version, version) "
@@ -190,7 +192,7 @@ def sqlite_act(
         if row is not None:
             room = RoomRow(
                 row[0], row[1], row[2], orjson.loads(row[3]), row[4], row[5], row[6], row[7], row[8],
-                _loads(row[9]) or [], None, from_sqlite_time(row[17]),
+                _loads(row[9]) or [], None, from_sqlite_time(row[17]), from_sqlite_time(row[19]),
             )  # fmt: skip
             game = None
             if row[10] is not None:
@@ -230,6 +232,7 @@ def sqlite_act(
                 _json(room.history),
                 sqlite_time(room.next_deadline),
                 sqlite_time(room.turn_deadline),
+                sqlite_time(room.absent_deadline),
                 at,
                 room.id,
             ),
@@ -269,7 +272,7 @@ SELECT r.id, r.code, r.ruleset, r.options, r.max_players, r.status, r.host_id, r
          SELECT 1 FROM action_results a
          WHERE a.room_id = r.id AND a.player_id = $3 AND a.game_number = r.game_number AND a.client_id = $2
        ) AS seen,
-       r.turn_deadline, g.hints
+       r.turn_deadline, g.hints, r.absent_deadline
 FROM rooms r LEFT JOIN games g ON g.room_id = r.id AND g.number = r.game_number
 WHERE r.code = $1
 """
@@ -278,7 +281,7 @@ WHERE r.code = $1
 _PG_STORE = """
 WITH room AS (
   UPDATE rooms SET version = $3, status = $4, history = coalesce($5::jsonb, history),
-                   next_deadline = $6, turn_deadline = $20, updated_at = $7
+                   next_deadline = $6, turn_deadline = $20, absent_deadline = $22, updated_at = $7
   WHERE id = $1 AND version = $2
   RETURNING id
 ), back AS (
@@ -343,7 +346,7 @@ async def pg_act(pool: Any, code: str, player_id: str, client_id: str | None, de
             loaded = Loaded(None, None, [], False)
             if row is not None:
                 room = RoomRow(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8], row[9])
-                room.turn_deadline = row[19]
+                room.turn_deadline, room.absent_deadline = row[19], row[21]
                 game = (
                     None
                     if row[10] is None
@@ -375,6 +378,7 @@ async def pg_act(pool: Any, code: str, player_id: str, client_id: str | None, de
                 result.get("first_version"),
                 room.turn_deadline,
                 write.back,
+                room.absent_deadline,
             )
         if stored:
             return write

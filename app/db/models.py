@@ -18,6 +18,7 @@ from sqlalchemy import (
     String,
     UniqueConstraint,
     false,
+    true,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -63,6 +64,9 @@ class Room(Base):
     """When the scheduler is to look at the room next: a bot's move, an autopilot's, or the turn clock's deadline."""
     turn_deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     """The current turn's deadline (option ``turn_seconds``); null: untimed, or the autopilot has the turn."""
+    absent_deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    """Untimed rooms: the person whose turn it is has no socket open; at this time their seat becomes away
+    (``app.lifecycle.absence``). Null otherwise."""
     public: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     """Option ``public``, as a column: ``GET /api/rooms`` lists public lobby rooms by it (app.lifecycle)."""
     history: Mapped[list[dict[str, Any]]] = mapped_column(Json, default=list)
@@ -236,6 +240,9 @@ class GameResult(Base):
     won: Mapped[bool] = mapped_column(Boolean)
     yahtzees: Mapped[int] = mapped_column(Integer)
     upper_bonus: Mapped[bool] = mapped_column(Boolean)
+    complete: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
+    """False: the game ended before this card was full (every other person resigned): the result counts for
+    games, wins and ratings, never for bests or the score's average and histogram."""
     finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 

@@ -9,13 +9,15 @@ deadline survives a restart, and any instance may act on it."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime, timedelta
 
 from app.db.models import utcnow
 from app.rooms.bots import bot_delay, thinking_time
 from app.rooms.views import PlayerRow, RoomRow
 from app.rules import GameState
+
+from .absence import notice
 
 
 class TurnClock:
@@ -29,10 +31,16 @@ class TurnClock:
       ``turn_seconds`` after the turn started, kept while the turn goes on;
       once it has passed and the autopilot has the turn (``turn_deadline``
       null), the autopilot goes on at once;
+    - a person's turn in an untimed room (``absent_seconds`` on): a look at
+      whether they are there (``app.lifecycle.absence``), soon
+      (:func:`~app.lifecycle.absence.notice`) if they have no socket open,
+      else ``absent_seconds`` on (a safety net for a socket whose close went
+      unseen, an instance that died);
     - otherwise nothing is scheduled."""
 
-    def __init__(self, bot_delay: float = 0.8) -> None:
+    def __init__(self, bot_delay: float = 0.8, absent_seconds: float = 0.0) -> None:
         self.bot_delay = bot_delay
+        self.absent_seconds = absent_seconds
 
     def schedule(
         self,
@@ -41,6 +49,7 @@ class TurnClock:
         players: Sequence[PlayerRow],
         turn_changed: bool,
         autopilot: bool,
+        connected: Collection[str] = (),
     ) -> tuple[datetime | None, datetime | None]:
         turn = state.turn
         if turn is None:
@@ -54,7 +63,10 @@ class TurnClock:
             return soon, None
         seconds = room.options.get("turn_seconds")
         if not seconds:
-            return None, None
+            if self.absent_seconds <= 0:
+                return None, None
+            there = player.id in connected
+            return now + timedelta(seconds=self.absent_seconds if there else notice(self.absent_seconds)), None
         if autopilot and not turn_changed:
             return soon, None  # the autopilot plays out a timed-out turn
         deadline = room.turn_deadline

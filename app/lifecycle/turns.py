@@ -15,7 +15,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 from app.db import Game, Player, Room
 from app.db.models import utcnow
@@ -24,6 +24,8 @@ from app.rooms.bots import bot_action
 from app.rooms.types import Seat
 from app.rooms.views import JSON
 from app.rules import state_from_dict
+
+from .absence import Absence, aware
 
 log = logging.getLogger("dicecup.lifecycle")
 
@@ -34,16 +36,18 @@ AWAY_AFTER = 2
 """Timeouts in a row after which a seat is marked away."""
 
 
-def aware(at: datetime) -> datetime:
-    """``at`` as an aware UTC time (SQLite hands times back without their zone)."""
-    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
-
-
 class Turns:
     """The turn clock's and the autopilot's actions on a room (see the module)."""
 
-    def __init__(self, service: RoomService, on_autopilot: Callable[[float], None] | None = None) -> None:
+    def __init__(
+        self,
+        service: RoomService,
+        on_autopilot: Callable[[float], None] | None = None,
+        absence: Absence | None = None,
+    ) -> None:
         self.service = service
+        self.absence = absence
+        """Absent players in untimed rooms (``absence.py``); None: never looked for."""
         self.on_autopilot = on_autopilot
         """Told the CPU seconds of each autopilot move (the metrics)."""
         self.timeouts = 0
@@ -84,6 +88,8 @@ class Turns:
             return await self.time_out(room.code, room.version, player.id)
         elif room.options.get("turn_seconds"):
             level, autopilot = AUTOPILOT, True  # the rest of a timed-out turn
+        elif self.absence is not None:
+            return await self.absence.look(room, player)  # untimed: is the person still there?
         else:
             await service.set_next_deadline(room.code, room.version, None)
             return False
@@ -130,18 +136,27 @@ class Turns:
         return True
 
     async def come_back(self, code: str, player_id: str) -> None:
-        """An away seat reconnected: ``player_back``; on its turn, a fresh clock."""
+        """An away seat, or an absent one (its person gone on its turn in an
+        untimed room: ``absence.py``), reconnected: ``player_back``; on its
+        turn, a fresh clock (untimed: the absence's next look)."""
+        absent_seconds = self.absence.absent_seconds if self.absence is not None else 0
 
         def change(room: Room, players: list[Player], game: Game | None) -> list[tuple[str, str | None, JSON]]:
             player = next((p for p in players if p.id == player_id), None)
-            if player is None or not player.away:
+            playing = game is not None and game.status == "playing"
+            turn = state_from_dict(game.state).turn if game is not None and playing else None
+            on_turn = turn is not None and player is not None and turn.player_id == player.id
+            absent = on_turn and room.absent_deadline is not None
+            if player is None or not (player.away or absent):
                 return []
             player.away, player.timeouts = False, 0
+            room.absent_deadline = None
             seconds = room.options.get("turn_seconds")
-            if game is not None and game.status == "playing" and seconds and not player.resigned:
-                turn = state_from_dict(game.state).turn
-                if turn is not None and turn.player_id == player.id:
+            if on_turn and not player.resigned:
+                if seconds:
                     room.turn_deadline = room.next_deadline = utcnow() + timedelta(seconds=seconds)
+                elif absent_seconds > 0:
+                    room.next_deadline = utcnow() + timedelta(seconds=absent_seconds)
             return [("player_back", player.id, {"player_id": player.id})]
 
         await self.service.change(code, change)

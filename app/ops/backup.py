@@ -26,22 +26,34 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import shlex
 import sqlite3
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from sqlalchemy import URL, make_url
+
 from app.config import Settings, sqlite_path
 
 POSTGRES_HINT = (
     "{command} works on SQLite databases only; DICECUP_DATABASE_URL names a PostgreSQL database. "
     "Use PostgreSQL's tools, which copy a live database consistently:\n"
-    '  backup:  pg_dump --format=custom --file=dicecup.dump "$DATABASE"\n'
-    '  restore: pg_restore --clean --if-exists --no-owner --dbname="$DATABASE" dicecup.dump\n'
+    "  backup:  pg_dump --format=custom --file=dicecup.dump {url}\n"
+    "  restore: pg_restore --clean --if-exists --no-owner --dbname={url} dicecup.dump\n"
+    "{password}"
     "(with docker compose: docker compose exec -T postgres pg_dump -U dicecup -Fc dicecup > dicecup.dump; "
     "see README.md, Backups)"
 )
+
+
+def libpq_url(database_url: str) -> tuple[str, bool]:
+    """The database's URL as pg_dump and pg_restore take it (``postgresql://``,
+    without SQLAlchemy's ``+driver``), its password left out; and whether it had one."""
+    url = make_url(database_url)
+    bare = URL.create("postgresql", url.username, None, url.host, url.port, url.database, url.query)
+    return bare.render_as_string(hide_password=False), url.password is not None
 
 
 class OpsError(Exception):
@@ -50,7 +62,9 @@ class OpsError(Exception):
 
 def database_file(settings: Settings, command: str) -> Path:
     if not settings.is_sqlite:
-        raise OpsError(POSTGRES_HINT.format(command=command))
+        url, had_password = libpq_url(settings.database_url)
+        password = "(the password is left out here: give it in PGPASSWORD or ~/.pgpass)\n" if had_password else ""
+        raise OpsError(POSTGRES_HINT.format(command=command, url=shlex.quote(url), password=password))
     path = sqlite_path(settings.database_url)
     assert path is not None  # Settings refuses in-memory databases
     return path

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Literal, Protocol
 
-from sqlalchemy import Integer, delete, func, select, update
+from sqlalchemy import Integer, case, delete, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -263,13 +263,16 @@ class ProfileService:
         totals = {pid: rules.totals(state.scorecards[pid]) for pid in state.order}
         winners = set(game.winners or [])
         at = game.finished_at or utcnow()
-        # Resigned seats rank after everyone who played on (app.lifecycle), by total among themselves.
+        # The winners first (a game that ended because everyone else resigned has its one
+        # winner, whatever the totals), then everyone who played on by total, then the
+        # seats that resigned, by total among themselves; equal places tie.
         resigned = {pid for pid, p in players.items() if p.resigned_at is not None}
 
+        def rank(pid: str) -> tuple[int, int]:
+            return (0 if pid in winners else 2 if pid in resigned else 1, -totals[pid].total)
+
         def place(pid: str) -> int:
-            others = [o for o in state.order if (o in resigned) == (pid in resigned)]
-            ahead = len(state.order) - len(resigned) if pid in resigned else 0
-            return 1 + ahead + sum(1 for o in others if totals[o].total > totals[pid].total)
+            return 1 + sum(1 for o in state.order if rank(o) < rank(pid))
 
         results = []
         for pid in state.order:
@@ -291,13 +294,14 @@ class ProfileService:
                 won=pid in winners,
                 yahtzees=five + total.yahtzee_bonus // 100,
                 upper_bonus=total.upper_bonus > 0,
+                complete=card.complete,
                 finished_at=at,
             )
             session.add(result)
             results.append(result)
         await session.flush()
         for result in results:
-            if result.profile_id is not None:
+            if result.profile_id is not None and result.complete:  # an unfinished card is never a best
                 await self._best(session, result)
         await self._rate(session, results, at)
         return True
@@ -327,7 +331,7 @@ class ProfileService:
 
     @staticmethod
     async def _rate(session: AsyncSession, results: Sequence[GameResult], at: datetime) -> None:
-        """OpenSkill update among the game's profile seats (see :mod:`.ratings`)."""
+        """OpenSkill update among the game's profile seats, by their places (see :mod:`.ratings`)."""
         rated = [r for r in results if r.profile_id is not None and r.bot is None]
         profiles = [r.profile_id for r in rated]
         if len(rated) < 2 or len(set(profiles)) != len(profiles):
@@ -343,7 +347,7 @@ class ProfileService:
             ratings.Skill(rows[p].mu, rows[p].sigma) if p in rows else ratings.Skill(ratings.MU, ratings.SIGMA)
             for p in profiles
         ]
-        after = ratings.rate(before, [r.score for r in rated])
+        after = ratings.rate(before, [r.place for r in rated])
         for result, old, new in zip(rated, before, after, strict=True):
             assert result.profile_id is not None
             row = rows.get(result.profile_id)
@@ -387,16 +391,20 @@ class ProfileService:
         where = [GameResult.profile_id == profile_id]
         if ruleset is not None:
             where.append(GameResult.ruleset == ruleset)
+        # Games, wins and Yahtzees count every result; the score's figures only full cards
+        # (a game that ended because everyone else resigned leaves the winner's unfinished).
+        full = GameResult.complete.is_(True)
         rows = (
             await session.execute(
                 select(
                     GameResult.ruleset,
                     func.count(),
                     func.sum(func.cast(GameResult.won, Integer)),
-                    func.avg(GameResult.score),
-                    func.max(GameResult.score),
+                    func.avg(case((full, GameResult.score))),
+                    func.max(case((full, GameResult.score))),
                     func.sum(GameResult.yahtzees),
-                    func.sum(func.cast(GameResult.upper_bonus, Integer)),
+                    func.sum(case((full, func.cast(GameResult.upper_bonus, Integer)))),
+                    func.count(case((full, 1))),
                 )
                 .where(*where)
                 .group_by(GameResult.ruleset)
@@ -404,7 +412,7 @@ class ProfileService:
         ).all()
         solo_rows = await session.execute(
             select(GameResult.ruleset, func.max(GameResult.score))
-            .where(*where, GameResult.seats == 1)
+            .where(*where, full, GameResult.seats == 1)
             .group_by(GameResult.ruleset)
         )
         solo: dict[str, int] = {rs: int(best) for rs, best in solo_rows.all()}
@@ -412,21 +420,23 @@ class ProfileService:
         bucket = GameResult.score // HISTOGRAM_BIN
         for rs, b, n in (
             await session.execute(
-                select(GameResult.ruleset, bucket, func.count()).where(*where).group_by(GameResult.ruleset, bucket)
+                select(GameResult.ruleset, bucket, func.count())
+                .where(*where, full)
+                .group_by(GameResult.ruleset, bucket)
             )
         ).all():
             bins.setdefault(rs, {})[int(b)] = int(n)
         out: dict[str, JSON] = {}
-        for rs, games, wins, average, best, yahtzees, bonuses in rows:
+        for rs, games, wins, average, best, yahtzees, bonuses, finished in rows:
             out[rs] = {
                 "games": int(games),
                 "wins": int(wins or 0),
                 "win_rate": round(int(wins or 0) / games, 4),
-                "average": round(float(average), 2),
-                "best": int(best),
+                "average": None if average is None else round(float(average), 2),
+                "best": None if best is None else int(best),
                 "solo_best": solo.get(rs),
                 "yahtzees": int(yahtzees or 0),
-                "upper_bonus_rate": round(int(bonuses or 0) / games, 4),
+                "upper_bonus_rate": round(int(bonuses or 0) / finished, 4) if finished else None,
                 "histogram": [
                     {"from": b * HISTOGRAM_BIN, "to": b * HISTOGRAM_BIN + HISTOGRAM_BIN - 1, "games": n}
                     for b, n in sorted(bins.get(rs, {}).items())
@@ -695,7 +705,7 @@ class ProfileService:
                     GameResult.ruleset,
                     func.count(),
                     func.sum(func.cast(GameResult.won, Integer)),
-                    func.max(GameResult.score),
+                    func.max(case((GameResult.complete.is_(True), GameResult.score))),
                 )
                 .where(GameResult.profile_id == profile.id)
                 .group_by(GameResult.ruleset)
@@ -706,7 +716,10 @@ class ProfileService:
             "name": profile.name,
             "created_at": iso_utc(profile.created_at),
             "ratings": {r.ruleset: _rating_view(r) for r in rows},
-            "stats": {rs: {"games": int(n), "wins": int(w or 0), "best": int(b)} for rs, n, w, b in headline},
+            "stats": {
+                rs: {"games": int(n), "wins": int(w or 0), "best": None if b is None else int(b)}
+                for rs, n, w, b in headline
+            },
         }
         if private:
             username = (
@@ -764,6 +777,7 @@ def _result_view(result: GameResult) -> JSON:
         "won": result.won,
         "yahtzees": result.yahtzees,
         "upper_bonus": result.upper_bonus,
+        "complete": result.complete,
         "finished_at": iso_utc(result.finished_at),
     }
 

@@ -127,6 +127,10 @@ class Hub:
                 del self._seats[key]
                 await self.bus.announce_presence(conn.code, conn.player_id, False)
 
+    def holds_seat(self, code: str, player_id: str) -> bool:
+        """Whether a socket of this seat is open (and welcomed) on this instance."""
+        return self._seats[(code, player_id)] > 0
+
     def watched_rooms(self) -> list[str]:
         """The rooms with a socket open on this instance."""
         return [code for code, room in self._rooms.items() if room.conns]

@@ -27,6 +27,8 @@ from .bus import BusListener, Message, new_instance_id, presence_message
 
 log = logging.getLogger("dicecup.realtime.redis")
 
+START_WAIT = 5.0
+"""Seconds an instance waits for Redis at start before serving without it."""
 PRESENCE_CHANNEL = "dicecup:presence"
 PRESENCE_KEY = "dicecup:presence"
 _DOWN = (RedisError, OSError, asyncio.TimeoutError)
@@ -51,6 +53,8 @@ class RedisBus:
         self._up = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self._closing = False
+        self._late = False
+        """Redis did not answer within START_WAIT at start (said once it does)."""
 
     def _channel(self, code: str) -> str:
         return self._prefix + room_channel(code)
@@ -66,9 +70,17 @@ class RedisBus:
     async def start(self, listener: BusListener) -> None:
         self._listener = listener
         self._tasks = [asyncio.create_task(self._run()), asyncio.create_task(self._beat())]
-        # Serve even if Redis is down at start: the loop keeps trying.
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._up.wait(), 5.0)
+        # Serve even if Redis is down at start (after waiting START_WAIT for it): the loop keeps trying.
+        try:
+            await asyncio.wait_for(self._up.wait(), START_WAIT)
+        except TimeoutError:
+            self._late = True
+            log.warning(
+                "redis does not answer after %g s; serving without it meanwhile (this instance's sockets get "
+                "their rooms' events; other instances and shared presence wait for it; rate limits follow "
+                "DICECUP_RATE_LIMITS_FAIL); it is retried every 2 s",
+                START_WAIT,
+            )
 
     @property
     def up(self) -> bool:
@@ -89,6 +101,8 @@ class RedisBus:
                 await self._sync_presence()
                 self._up.set()
                 delay = 0.1
+                if first and self._late:
+                    log.info("redis answers now: fan-out and shared presence are up")
                 if not first:
                     log.info("redis is back: resubscribed to %d rooms", len(self._rooms))
                     assert self._listener is not None

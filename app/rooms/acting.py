@@ -21,6 +21,7 @@ from app.rules import (
     state_to_dict,
 )
 
+from . import series
 from .errors import DomainError
 from .types import ActionRequest, Seat
 from .views import PlayerRow, iso_utc
@@ -75,11 +76,14 @@ def decide(
     old_version = room.version
     write = Write(room, game, loaded.players, old_version, now, [], state=transition.state)
     events: list[tuple[str, str | None, dict[str, Any]]] = []
-    if me is not None and not request.autopilot and (me.away or me.timeouts):
+    # an absent seat (untimed room, no socket open on its turn: app.lifecycle.absence) acting itself is back too
+    absent = room.absent_deadline is not None and state.turn is not None and state.turn.player_id == actor.player_id
+    if me is not None and not request.autopilot and (me.away or me.timeouts or absent):
         write.back = me.id
-        if me.away:
+        if me.away or absent:
             events.append(("player_back", me.id, {"player_id": me.id}))
         me.away, me.timeouts = False, 0
+        room.absent_deadline = None
     game.state = state_to_dict(transition.state)
     resigned = {p.id for p in loaded.players if p.resigned}
     turn_changed = False
@@ -87,17 +91,21 @@ def decide(
         data = event.data()
         if isinstance(event, TurnStarted):
             turn_changed = True
+            room.absent_deadline = None
         if isinstance(event, GameFinished):
             winners = ranked_winners(dict(event.totals), resigned) if resigned else list(event.winners)
             data["winners"] = winners
             game.status = "finished"
+            room.absent_deadline = None
             game.winners = winners
             write.totals = dict(event.totals)
             write.finished_at = now
+            data["reason"] = "completed"
             names = {p.id: p.name for p in loaded.players if p.id in event.totals}
-            summary = {"number": game.number, "totals": dict(event.totals), "winners": winners, "names": names}
+            gave_up = [p for p in transition.state.order if p in resigned]
+            entry = series.summary(game.number, dict(event.totals), winners, names, gave_up, "completed")
             room.status = "finished"
-            room.history = [*room.history, summary]
+            room.history = [*room.history, entry]
             write.history_changed = True
         events.append((event.type, actor.player_id if event.type == "game_started" else event.player_id, data))
     room.next_deadline, room.turn_deadline = deadlines(

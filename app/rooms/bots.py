@@ -120,15 +120,23 @@ async def bot_turn(service: RoomService, code: str, attempts: int = 3) -> bool:
 
 class Alarm:
     """When the local scheduler should look next: the rooms service rings it
-    (``on_deadline``) after each commit that sets a room's deadline."""
+    (``on_deadline``) after each commit that sets a room's deadline. A
+    deadline no sooner than the scheduler's next look (``looks_by``: its
+    poll) is not worth waking it for: most actions set one minutes ahead
+    (an untimed turn's look at whether its player is there, a long clock),
+    and each wake is a write transaction (the claim)."""
 
     def __init__(self) -> None:
         self.next: datetime | None = None
         self.event = asyncio.Event()
+        self.looks_by: datetime | None = None
+        """When the scheduler looks next anyway (None: unknown, every ring wakes it)."""
 
     def ring(self, at: datetime) -> None:
         if at.tzinfo is None:  # as SQLite hands it back: UTC
             at = at.replace(tzinfo=UTC)
+        if self.looks_by is not None and at >= self.looks_by:
+            return
         if self.next is None or at < self.next:
             self.next = at
         self.event.set()
@@ -178,9 +186,11 @@ class BotScheduler:
             if alarm.next is not None:
                 timeout = min(timeout, max(0.0, (alarm.next - datetime.now(UTC)).total_seconds()))
                 alarm.next = None
+            alarm.looks_by = datetime.now(UTC) + timedelta(seconds=timeout)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(alarm.event.wait(), timeout)
             alarm.event.clear()
+            alarm.looks_by = None  # looking now: any deadline rung meanwhile is noted
 
     async def close(self) -> None:
         if self._task is not None:

@@ -31,6 +31,7 @@ class ErrorCode(StrEnum):
     TURN_SECONDS_OUT_OF_RANGE = "turn_seconds_out_of_range"
     INVALID_CURSOR = "invalid_cursor"
     RATE_LIMITED = "rate_limited"
+    RATE_LIMITER_UNAVAILABLE = "rate_limiter_unavailable"
     # the rules
     NOT_YOUR_TURN = "not_your_turn"
     MUST_ROLL_FIRST = "must_roll_first"
@@ -101,13 +102,14 @@ STATUS = {
     "internal_error": 500,
     "strategy_unavailable": 503,
     "push_unavailable": 503,
+    "rate_limiter_unavailable": 503,
 }
 """Every other code (the rules' refusals, ``room_full``, ``stale_version``...) is a 409."""
 
 
 class DomainError(Exception):
     """A refusal with a machine-readable ``code`` and a human ``detail``.
-    ``retry_after`` (seconds) goes out as the ``Retry-After`` header of a 429."""
+    ``retry_after`` (seconds) goes out as the ``Retry-After`` header of a 429 (or a 503 that knows it)."""
 
     def __init__(self, code: str, detail: str, status: int | None = None, retry_after: int | None = None) -> None:
         super().__init__(detail)

@@ -4,8 +4,11 @@ pad, with each player's series total; and who has accepted to play again
 after the last one.
 
 Pure functions of the room's ``history`` (one entry per finished game:
-``number``, ``totals``, ``winners``, the players' ``names`` and, once someone
-accepts a rematch, ``rematch``: the ids that accepted) and its seats."""
+``number``, ``totals``, ``winners``, the players' ``names``, the seats that
+``resigned``, how it ``ended`` and, once someone accepts a rematch,
+``rematch``: the ids that accepted) and its seats. A game that ended early
+(every other person resigned: ``ended`` ``resigned``) counts in the series
+with the totals as they stood."""
 
 from __future__ import annotations
 
@@ -24,6 +27,42 @@ class SeatRow(Protocol):
     def bot(self) -> str | None: ...
     @property
     def resigned(self) -> bool: ...
+
+
+Ended = str
+"""How a game ended: ``completed`` (every card filled) or ``resigned`` (every
+other person resigned: it ended at once, cards unfinished)."""
+
+
+def summary(
+    number: int,
+    totals: dict[str, int],
+    winners: Sequence[str],
+    names: dict[str, str],
+    resigned: Sequence[str],
+    ended: Ended,
+) -> JSON:
+    """A finished game's entry of the room's history."""
+    return {
+        "number": number,
+        "totals": dict(totals),
+        "winners": list(winners),
+        "names": names,
+        "resigned": list(resigned),
+        "ended": ended,
+    }
+
+
+def game_line(entry: JSON) -> JSON:
+    """A history entry as ``Room.games`` shows it (entries written before
+    resignations were kept: nobody resigned, completed)."""
+    return {
+        "number": entry["number"],
+        "totals": entry["totals"],
+        "winners": entry["winners"],
+        "resigned": list(entry.get("resigned") or ()),
+        "ended": entry.get("ended") or "completed",
+    }
 
 
 def series_view(history: Iterable[JSON], players: Sequence[SeatRow]) -> list[JSON]:

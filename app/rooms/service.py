@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any, Protocol
 
 from sqlalchemy import bindparam, select, update
@@ -40,7 +41,7 @@ from app.rules import (
 from app.rules import Event as RulesEvent
 from app.strategy import LEVELS, StrategyStore
 
-from . import secrets, series, views
+from . import ending, secrets, series, views
 from .acting import Seen, decide
 from .bots import BOT_SPEEDS, bot_delay, thinking_time
 from .errors import DomainError
@@ -109,8 +110,10 @@ class Clock(Protocol):
         players: Sequence[views.PlayerRow],
         turn_changed: bool,
         autopilot: bool,
+        connected: Collection[str] = (),
     ) -> tuple[datetime | None, datetime | None]:
-        """(next deadline, turn deadline) after a change that left ``state``."""
+        """(next deadline, turn deadline) after a change that left ``state``;
+        ``connected``: the seats with a socket open, as presence saw them just before."""
         ...
 
 
@@ -179,7 +182,12 @@ class RoomReader:
             game = await self._game(session, room, number)
             if game is None:
                 raise DomainError("game_not_found", f"room {room.code} has no game #{number}")
-            return game_view(game, deadline=room.turn_deadline if number == room.game_number else None)
+            current = number == room.game_number
+            return game_view(
+                game,
+                deadline=room.turn_deadline if current else None,
+                absent=room.absent_deadline if current else None,
+            )
 
     async def events_after(self, code: str, after: int = 0, limit: int = 100) -> JSON:
         """The room's events after version ``after`` (at most ``limit``), in
@@ -366,9 +374,8 @@ class RoomService(RoomReader):
                 game = await self._game(session, room, room.game_number)
                 assert game is not None
                 turn = state_from_dict(game.state).turn
-                self._resign(
-                    session, room, changes, seated, target, actor, turn is not None and turn.player_id == target.id
-                )
+                on_turn = turn is not None and turn.player_id == target.id
+                self._resign(session, room, game, changes, seated, target, actor, on_turn)
                 view = await self._view(session, room, game, players=seated)
             else:
                 self._leave(session, room, changes, seated, target)
@@ -387,6 +394,7 @@ class RoomService(RoomReader):
         self,
         session: AsyncSession,
         room: Room,
+        game: Game,
         changes: _Changes,
         seated: list[Player],
         target: Player,
@@ -396,7 +404,10 @@ class RoomService(RoomReader):
         """``target`` resigns from the game being played: ``player_resigned``;
         the autopilot finishes its scorecard (at once on its turn) and it
         cannot win. The host may do this only to an away seat (``not_away``).
-        A resigned host hands the room to the next person still playing."""
+        A resigned host hands the room to the next person still playing.
+        When every other person has resigned, the game ends at once with the
+        one still playing as its winner (``game_finished``, reason
+        ``resigned``: see :mod:`.ending`)."""
         if target.resigned:
             raise DomainError("resigned", "this player has resigned already")
         if actor.player_id != target.id and not target.away:
@@ -407,9 +418,13 @@ class RoomService(RoomReader):
             if playing:
                 room.host_id = playing[0].id
         if on_turn:  # the autopilot takes the turn over now
-            room.turn_deadline = None
+            room.turn_deadline = room.absent_deadline = None
             room.next_deadline = utcnow()
-        self._append(session, room, changes, [("player_resigned", target.id, {"player_id": target.id})])
+        events: list[tuple[str, str | None, JSON]] = [("player_resigned", target.id, {"player_id": target.id})]
+        winner = ending.last_person_playing(seated)
+        if winner is not None:
+            events.append(ending.end_for(room, game, seated, winner, utcnow()))
+        self._append(session, room, changes, events)
 
     def _leave(
         self, session: AsyncSession, room: Room, changes: _Changes, seated: list[Player], target: Player
@@ -568,12 +583,14 @@ class RoomService(RoomReader):
         :func:`acting.decide` makes of it atomically; the room view is built
         after the commit, outside any lock, and only then are the events
         published."""
+        # Who is connected, read here on the event loop (the decision may run in a worker thread).
+        deadlines = partial(self._next_deadlines, connected=self._connected(room_code(code)))
         try:
             write = await self.db.act(
                 room_code(code),
                 actor.player_id,
                 request.id,
-                lambda loaded: decide(_noted(loaded, ruleset), actor, request, self._next_deadlines),
+                lambda loaded: decide(_noted(loaded, ruleset), actor, request, deadlines),
             )
         except Seen:
             return await self._replay(code, actor, request)
@@ -767,12 +784,13 @@ class RoomService(RoomReader):
         seated: Sequence[views.PlayerRow],
         turn_changed: bool,
         autopilot: bool,
+        connected: Collection[str] = (),
     ) -> tuple[datetime | None, datetime | None]:
         """(next deadline, turn deadline): the clock's (``app.lifecycle``) if
         the service has one; else only a bot's turn is due, after its thinking
         time (around the bot delay, scaled by option ``bot_speed``, varied: see :func:`bots.thinking_time`)."""
         if self.clock is not None:
-            return self.clock.schedule(room, state, seated, turn_changed, autopilot)
+            return self.clock.schedule(room, state, seated, turn_changed, autopilot, connected)
         turn = state.turn
         bots = {p.id for p in seated if p.bot is not None}
         if turn is not None and turn.player_id in bots:
@@ -780,7 +798,9 @@ class RoomService(RoomReader):
         return None, None
 
     def _schedule(self, room: Room, state: GameState, seated: Sequence[Player]) -> None:
-        room.next_deadline, room.turn_deadline = self._next_deadlines(room, state, seated, True, False)
+        connected = self._connected(room.code)
+        room.next_deadline, room.turn_deadline = self._next_deadlines(room, state, seated, True, False, connected)
+        room.absent_deadline = None
 
     def _wake(self, room: Room | RoomRow) -> None:
         if room.next_deadline is not None and self.on_deadline is not None:

@@ -10,7 +10,7 @@ from typing import Any, Protocol
 from app.db.models import Event
 from app.rules import GameState, get_ruleset, state_from_dict
 
-from .series import rematch_view, series_view
+from .series import game_line, rematch_view, series_view
 
 JSON = dict[str, Any]
 
@@ -34,6 +34,8 @@ class RoomRow(Protocol):
     def version(self) -> int: ...
     @property
     def turn_deadline(self) -> datetime | None: ...
+    @property
+    def absent_deadline(self) -> datetime | None: ...
 
 
 class PlayerRow(Protocol):
@@ -82,8 +84,11 @@ def player_view(player: PlayerRow, room: RoomRow, connected: Collection[str]) ->
     }
 
 
-def game_view(game: GameRow, state: GameState | None = None, deadline: datetime | None = None) -> JSON:
-    """``deadline``: the current turn's (the room's ``turn_deadline``), null when untimed."""
+def game_view(
+    game: GameRow, state: GameState | None = None, deadline: datetime | None = None, absent: datetime | None = None
+) -> JSON:
+    """``deadline``: the current turn's (the room's ``turn_deadline``), null when untimed; ``absent``: when the
+    seat whose turn it is becomes away, its person gone (the room's ``absent_deadline``)."""
     state = state or state_from_dict(game.state)
     rules = get_ruleset(state.ruleset)
     turn = state.turn
@@ -124,8 +129,18 @@ def game_view(game: GameRow, state: GameState | None = None, deadline: datetime 
         "winners": list(game.winners or []),
         "fairness": {"commitment": game.commitment, "seed": game.seed if state.finished else None},
         "deadline": None if deadline is None or state.finished else iso_utc(deadline),
+        "absent_deadline": None if absent is None or state.finished else iso_utc(absent),
         "hints": hint_counts(game.hints, state.order),
+        "ended": ended(state),
     }
+
+
+def ended(state: GameState) -> str | None:
+    """How the game ended: null while it is played, ``completed`` when every
+    card is filled, ``resigned`` when it ended early (every other person resigned)."""
+    if not state.finished:
+        return None
+    return "completed" if all(card.complete for card in state.scorecards.values()) else "resigned"
 
 
 def hint_counts(hints: dict[str, list[list[int]]] | None, order: Iterable[str]) -> dict[str, int]:
@@ -148,9 +163,11 @@ def room_view(
     games: list[JSON] = []
     best: dict[str, int] = {}
     for entry in history:
-        number, totals, winners = entry["number"], entry["totals"], entry["winners"]
-        games.append({"number": number, "totals": totals, "winners": winners})
-        for player, total in totals.items():
+        line = game_line(entry)
+        games.append(line)
+        if line["ended"] != "completed":
+            continue  # an unfinished card is never a best
+        for player, total in line["totals"].items():
             best[player] = max(total, best.get(player, total))
     return {
         "code": room.code,
@@ -161,7 +178,7 @@ def room_view(
         "host_id": room.host_id,
         "players": [player_view(p, room, connected) for p in players],
         "version": room.version,
-        "game": None if current is None else game_view(current, state, room.turn_deadline),
+        "game": None if current is None else game_view(current, state, room.turn_deadline, room.absent_deadline),
         "games": games,
         "best": {room.ruleset: best},
         "series": series_view(history, players),

@@ -23,7 +23,7 @@ game against its revealed seed.
 
 from .codec import state_from_dict, state_to_dict
 from .dice import DiceSource, FairDice, RandomDice, ScriptedDice, commitment_of, fair_roll
-from .engine import MAX_PLAYERS, Transition, apply, new_game, winners
+from .engine import MAX_PLAYERS, Transition, apply, finish, new_game, winners
 from .errors import FairnessError, InvalidOptions, RuleViolation, UnknownRuleset
 from .events import Event, GameFinished, GameStarted, Kept, Rolled, Scored, TurnStarted
 from .registry import RULESETS, get_ruleset, score
@@ -65,6 +65,7 @@ __all__ = [
     "apply",
     "commitment_of",
     "fair_roll",
+    "finish",
     "get_ruleset",
     "new_game",
     "score",

@@ -220,6 +220,22 @@ def _score(state: GameState, turn: Turn, action: Score, dice: DiceSource) -> Tra
     return Transition(state, (scored, TurnStarted(next_player, next_round)))
 
 
+def finish(state: GameState, dice: DiceSource) -> Transition:
+    """End a game being played now, before its last round (the host's rules
+    decided so: everyone else resigned), with the scorecards as they stand:
+    no turn, and a ``game_finished`` with the totals so far, the best total's
+    players as winners (the caller may decide otherwise) and the revealed seed.
+    Raises :class:`RuleViolation` ``game_over`` for a game already over."""
+    if state.turn is None:
+        raise RuleViolation("game_over", "the game is over")
+    rules = get_ruleset(state.ruleset)
+    totals = {p: rules.totals(c).total for p, c in state.scorecards.items()}
+    best = max(totals.values())
+    finished = replace(state, turn=None)
+    leaders = tuple(p for p in state.players if totals[p] == best)
+    return Transition(finished, (GameFinished(totals, leaders, dice.reveal()),))
+
+
 def winners(state: GameState) -> tuple[PlayerId, ...]:
     """The players with the highest grand total (ties share the win); empty
     while the game is being played."""

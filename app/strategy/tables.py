@@ -3,10 +3,17 @@ of the code that computes it (the solver's, and its own rule set's module),
 so a change to the rules or the solver makes a new file instead of reusing a
 stale one, while adding or changing another rule set leaves a variant's file
 alone. Computing a missing table takes a file lock, so replicas and test
-processes sharing a directory compute it once."""
+processes sharing a directory compute it once.
+
+Tables are written readable by everyone (files 0644, the directories made
+for them 0755), whatever the umask of the process that solves them: tables
+solved by one user (a build step, ``python -m app.strategy solve all``) are
+served by another. A table already on disk is read without the lock, so the
+serving user needs no write access to the directory."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import inspect
 import os
@@ -45,6 +52,38 @@ def code_digest(ruleset: str) -> str:
     return digest.hexdigest()[:12]
 
 
+FILE_MODE = 0o644
+DIR_MODE = 0o755
+
+
+def make_dirs(directory: Path) -> None:
+    """``directory`` and its missing parents, each one made here set to
+    :data:`DIR_MODE` (``mkdir``'s mode is cut by the umask; ``chmod`` is not).
+    Directories that exist are left as their owner set them."""
+    missing = []
+    for path in (directory, *directory.parents):
+        if path.exists():
+            break
+        missing.append(path)
+    directory.mkdir(parents=True, exist_ok=True)
+    for path in missing:
+        os.chmod(path, DIR_MODE)
+
+
+def write_table(path: Path, table: FloatArray) -> None:
+    """Write ``table`` to ``path`` atomically (readers never see half a file), mode :data:`FILE_MODE`."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".npy.part")  # mkstemp makes it 0600
+    try:
+        os.fchmod(handle, FILE_MODE)
+        with os.fdopen(handle, "wb") as out:
+            np.save(out, table)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
+
+
 def table_path(directory: Path, variant: Variant) -> Path:
     return directory / f"{variant.key}-{code_digest(variant.ruleset)}.npy"
 
@@ -66,17 +105,17 @@ def ensure(
 ) -> tuple[FloatArray, bool]:
     """The variant's table, computed first if missing (once per machine, under
     a file lock); also whether this call computed it."""
-    directory.mkdir(parents=True, exist_ok=True)
+    table = load(directory, variant)
+    if table is not None:  # no lock needed: tables are replaced whole
+        return table, False
+    make_dirs(directory)
     path = table_path(directory, variant)
-    with FileLock(str(path) + ".lock"):
+    with FileLock(str(path) + ".lock", mode=FILE_MODE):
         table = load(directory, variant)
         if table is not None:
             return table, False
         table = Solver(variant, workers=workers).solve(progress)
-        handle, temporary = tempfile.mkstemp(dir=directory, suffix=".npy.part")
-        with os.fdopen(handle, "wb") as out:
-            np.save(out, table)
-        os.replace(temporary, path)  # readers never see half a file
+        write_table(path, table)
         return table, True
 
 
@@ -99,17 +138,17 @@ def ensure_variance(directory: Path, variant: Variant, workers: int | None = Non
     """The variant's variance table, computed first if missing (a solve that
     tracks the second moment: a few seconds to two minutes per variant on 2
     cores; once per machine, under a file lock)."""
-    directory.mkdir(parents=True, exist_ok=True)
+    table = load_variance(directory, variant)
+    if table is not None:
+        return table
+    make_dirs(directory)
     path = variance_path(directory, variant)
-    with FileLock(str(path) + ".lock"):
+    with FileLock(str(path) + ".lock", mode=FILE_MODE):
         table = load_variance(directory, variant)
         if table is not None:
             return table
         moments = Solver(variant, workers=workers, moments=True).solve()
         mean, second = moments[..., 0], moments[..., 1]
         variance = np.maximum(second - mean * mean, 0.0)
-        handle, temporary = tempfile.mkstemp(dir=directory, suffix=".npy.part")
-        with os.fdopen(handle, "wb") as out:
-            np.save(out, variance)
-        os.replace(temporary, path)
+        write_table(path, variance)
         return variance

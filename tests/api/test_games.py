@@ -34,7 +34,10 @@ async def test_full_game(client, ruleset: str, seats: int) -> None:
         parts = card["upper_total"] + card["upper_bonus"] + card["lower_total"] + card["yahtzee_bonus"]
         assert card["total"] == parts
     totals = {p: c["total"] for p, c in game["scorecards"].items()}
-    assert room["games"] == [{"number": 1, "totals": totals, "winners": game["winners"]}]
+    assert room["games"] == [
+        {"number": 1, "totals": totals, "winners": game["winners"], "resigned": [], "ended": "completed"}
+    ]
+    assert game["ended"] == "completed"
     assert set(game["winners"]) == {p for p, t in totals.items() if t == max(totals.values())}
     assert room["best"] == {ruleset: totals}
 

@@ -457,3 +457,26 @@ async def test_push_subscriptions(live) -> None:
             await client.subscribe_push(code, me, token, {**sub, "endpoint": "http://fcm.googleapis.com/x"})
         assert (refused.value.code, refused.value.status) == (ErrorCode.INVALID_SUBSCRIPTION, 422)
         assert await client.unsubscribe_push(code, me, token) == 0
+
+
+async def test_seats_taken_with_a_profile_token_are_the_profiles(live) -> None:
+    """create_room, join and quickplay take a profile token: the seats show in the profile's open seats."""
+    async with DicecupClient(live.http) as client:
+        made = await client.request("POST", "/api/profiles", json={"name": "Ana"})
+        profile_token = made["token"]
+        created = await client.create_room("Ana", "yacht", profile_token=profile_token)
+        other = await client.create_room("Cy", "yacht", max_players=2)
+        joined = await client.join(other["room"]["code"], "Ana", profile_token=profile_token)
+        played = await client.quickplay("Ana", "yatzy", max_players=3, profile_token=profile_token)
+        assert played["created"] is True and played["room"]["max_players"] == 3
+        anonymous = await client.quickplay("Bo", "yatzy")
+        assert anonymous["room"]["code"] == played["room"]["code"]
+        seats = await client.request("GET", "/api/profiles/me/games", token=profile_token)
+        assert {s["player_id"] for s in seats["open"]} == {
+            created["player"]["id"],
+            joined["player"]["id"],
+            played["player"]["id"],
+        }
+        with pytest.raises(DicecupError) as refused:
+            await client.quickplay("Ana", "yatzy", profile_token="not-a-profile-token")
+        assert (refused.value.code, refused.value.status) == (ErrorCode.UNAUTHORIZED, 401)

@@ -5,6 +5,7 @@ goes on from there to its end."""
 import asyncio
 import os
 import random
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -14,7 +15,7 @@ import httpx
 import pytest
 
 from app.config import Settings
-from app.db.migrate import upgrade_async
+from app.db.migrate import upgrade, upgrade_async
 from app.ops.backup import OpsError, backup, restore
 
 from ..conftest import test_settings
@@ -134,3 +135,54 @@ def test_postgresql_is_pointed_to_pg_dump_and_pg_restore(command, tmp_path: Path
     with pytest.raises(OpsError, match="pg_dump") as refused:
         command(settings, tmp_path / "x.db")
     assert "pg_restore" in str(refused.value)
+
+
+def test_the_pg_dump_and_pg_restore_commands_name_the_configured_database(tmp_path: Path) -> None:
+    """The commands printed work as they are: the configured database's URL as
+    libpq takes it (no "$DATABASE", no SQLAlchemy +driver), its password left
+    out (PGPASSWORD or ~/.pgpass give it)."""
+    settings = Settings(database_url="postgresql+asyncpg://dicecup:s3cret@db.example:5433/games?sslmode=require")
+    with pytest.raises(OpsError) as refused:
+        backup(settings, tmp_path / "x.db")
+    said = str(refused.value)
+    url = "'postgresql://dicecup@db.example:5433/games?sslmode=require'"
+    assert f"pg_dump --format=custom --file=dicecup.dump {url}" in said
+    assert f"pg_restore --clean --if-exists --no-owner --dbname={url} dicecup.dump" in said
+    assert "$DATABASE" not in said and "asyncpg" not in said and "s3cret" not in said
+    assert "PGPASSWORD" in said
+    plain = Settings(database_url="postgresql://dicecup@db/dicecup")
+    with pytest.raises(OpsError) as refused:
+        restore(plain, tmp_path / "x.db")
+    assert "--dbname=postgresql://dicecup@db/dicecup dicecup.dump" in str(refused.value)
+    assert "PGPASSWORD" not in str(refused.value)
+
+
+def test_the_readmes_backup_commands_work_for_a_make_run_user(tmp_path: Path) -> None:
+    """A ``make run`` user has the server in .venv, not on the system's Python:
+    the README's SQLite backup commands use ``make backup`` or ``.venv/bin/python``,
+    ``make backup`` takes a sound copy, and ``backups/`` is ignored by git."""
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("**SQLite** (one instance)", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
+    commands = [line.split("#")[0].strip() for line in block.strip().splitlines()]
+    assert commands and all(c.startswith(("make backup", ".venv/bin/python -m app ")) for c in commands), commands
+    make = shutil.which("make")
+    if make is None:
+        pytest.skip("make is not installed")
+    database = tmp_path / "data" / "dicecup.db"
+    upgrade(sqlite_url(database))
+    env = {**os.environ, "DICECUP_DATABASE_URL": sqlite_url(database)}
+    target = tmp_path / "backups" / "copy.db"
+    done = subprocess.run(
+        [make, "--no-print-directory", "backup", f"BACKUP={target}"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    with sqlite3.connect(target) as copy:
+        assert copy.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        assert copy.execute("SELECT count(*) FROM alembic_version").fetchone() == (1,)
+    ignored = subprocess.run(["git", "check-ignore", "-q", "backups/dicecup-2026-12-04.db"], cwd=ROOT)
+    assert ignored.returncode == 0, "backups/ must be ignored by git"

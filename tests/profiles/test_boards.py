@@ -65,7 +65,7 @@ async def test_a_period_keeps_the_rating_of_its_last_game(client, app_settings) 
         _, _, room = await game(client, "yatzy", [t for _, t in profiles])
         totals = room["games"][-1]["totals"]
         order = [p["id"] for p in sorted(room["players"], key=lambda p: p["seat"])]
-        skills = ratings.rate(skills, [totals[s] for s in order])
+        skills = ratings.rate(skills, [1 + sum(t > totals[s] for t in totals.values()) for s in order])
     for period in ("month", "week"):
         entries = {e["profile_id"]: e for e in await board(client, kind="rating", period=period)}
         for pid, skill in zip(pids, skills, strict=True):

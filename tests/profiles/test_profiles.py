@@ -201,7 +201,8 @@ async def test_stats_bests_ratings_and_leaderboards(client) -> None:
     code, _, room = await game(client, "yacht", [t for _, t in profiles])
     totals = room["games"][-1]["totals"]
     seat_profile = {p["id"]: profiles[i][0] for i, p in enumerate(sorted(room["players"], key=lambda p: p["seat"]))}
-    ranked = ratings.rate([ratings.Skill(ratings.MU, ratings.SIGMA)] * 3, [totals[s] for s in seat_profile])
+    places = [1 + sum(t > totals[s] for t in totals.values()) for s in seat_profile]  # nobody resigned
+    ranked = ratings.rate([ratings.Skill(ratings.MU, ratings.SIGMA)] * 3, places)
     for pid, expected in zip(seat_profile.values(), ranked, strict=True):
         rating = (await client.get(f"/api/profiles/{pid}")).json()["ratings"]["yacht"]
         assert rating["games"] == 1
@@ -243,7 +244,7 @@ async def test_stats_bests_ratings_and_leaderboards(client) -> None:
 
 def test_openskill_reference_three_players() -> None:
     """Plackett-Luce, three new players finishing 1st, 2nd, 3rd (openskill 6's values)."""
-    after = ratings.rate([ratings.Skill(ratings.MU, ratings.SIGMA)] * 3, [300, 200, 100])
+    after = ratings.rate([ratings.Skill(ratings.MU, ratings.SIGMA)] * 3, [1, 2, 3])
     expected = [
         (27.869048680749426, 8.205243377397993),
         (25.717262170187357, 8.058224222802378),
@@ -251,5 +252,5 @@ def test_openskill_reference_three_players() -> None:
     ]
     for skill, (mu, sigma) in zip(after, expected, strict=True):
         assert skill.mu == pytest.approx(mu) and skill.sigma == pytest.approx(sigma)
-    tied = ratings.rate([ratings.Skill(ratings.MU, ratings.SIGMA)] * 3, [200, 200, 100])
+    tied = ratings.rate([ratings.Skill(ratings.MU, ratings.SIGMA)] * 3, [1, 1, 3])
     assert tied[0] == tied[1]

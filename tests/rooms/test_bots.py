@@ -3,11 +3,12 @@
 import asyncio
 import random
 from contextlib import AsyncExitStack
+from datetime import UTC, datetime, timedelta
 
 import httpx
 
 from app.main import create_app
-from app.rooms.bots import bot_action
+from app.rooms.bots import Alarm, bot_action
 from app.rules import state_from_dict
 from app.strategy import StrategyStore
 
@@ -180,3 +181,20 @@ async def test_hints_off_and_tables_not_ready(database_url, tmp_path) -> None:
             await other.act(other.host, type="roll")
         r = await http.get(f"/api/rooms/{other.code}/hint", headers=other.auth(other.tokens[other.host]))
         assert (r.status_code, r.json()["code"]) == (503, "strategy_unavailable")
+
+
+async def test_the_alarm_wakes_the_scheduler_only_for_a_deadline_before_its_next_look() -> None:
+    """Most actions set a deadline minutes ahead (an untimed turn's look at whether its
+    player is there): waking the scheduler for each would cost a claim, a write
+    transaction, per action. Only a deadline sooner than its next look wakes it."""
+    alarm = Alarm()
+    now = datetime.now(UTC)
+    alarm.looks_by = now + timedelta(seconds=1)  # the scheduler sleeps until its poll
+    alarm.ring(now + timedelta(seconds=180))
+    assert not alarm.event.is_set() and alarm.next is None
+    alarm.ring((now + timedelta(seconds=0.2)).replace(tzinfo=None))  # as SQLite hands it back
+    assert alarm.event.is_set() and alarm.next == now + timedelta(seconds=0.2)
+    alarm.event.clear()
+    alarm.looks_by = None  # looking now: every deadline is noted
+    alarm.ring(now + timedelta(seconds=180))
+    assert alarm.event.is_set()

@@ -258,3 +258,34 @@ class TestEnd:
         t = apply(state, Score("ana", "yacht"), ScriptedDice([]))
         assert t.events[0].points == 0
         assert t.state.scorecards["ana"].boxes["yacht"] == 0
+
+
+class TestFinish:
+    def test_a_game_ended_early_keeps_its_cards_and_reveals_the_seed(self) -> None:
+        from app.rules import FairDice, GameFinished, finish, verify_game
+
+        dice = FairDice.from_hex("26" * 32)
+        start = new_game("yacht", ["a", "b"], dice)
+        state, events = start.state, list(start.events)
+        for _ in range(3):  # a few turns: roll, score the first box open
+            player = state.turn.player_id
+            rolled = apply(state, Roll(player), dice)
+            box = next(iter(get_ruleset("yacht").scorable(rolled.state.scorecards[player], rolled.state.turn.dice, {})))
+            scored = apply(rolled.state, Score(player, box), dice)
+            events += [*rolled.events, *scored.events]
+            state = scored.state
+        ended = finish(state, dice)
+        assert ended.state.finished and ended.state.round == state.round
+        assert ended.state.scorecards == state.scorecards
+        assert not all(card.complete for card in ended.state.scorecards.values())
+        (event,) = ended.events
+        assert isinstance(event, GameFinished) and event.seed == dice.seed_hex
+        totals = {p: get_ruleset("yacht").totals(c).total for p, c in state.scorecards.items()}
+        assert dict(event.totals) == totals
+        assert set(event.winners) == {p for p, t in totals.items() if t == max(totals.values())}
+        as_dicts = [{"type": e.type, "data": e.data()} for e in [*events, event]]
+        rolloff = sum(len(round_) for round_ in start.state.rolloff)
+        assert verify_game(dice.seed_hex, as_dicts) == rolloff + 3  # the roll-off's rolls and three turns' rolls
+        with pytest.raises(RuleViolation) as again:
+            finish(ended.state, dice)
+        assert again.value.code == "game_over"

@@ -46,7 +46,7 @@ async def test_the_countdown_runs_and_a_timeout_shows(live, browser) -> None:  #
     assert not console.errors, console.errors
 
 
-async def test_resigning_asks_first_and_shows_the_seat_resigned(live, browser) -> None:  # noqa: F811
+async def test_resigning_asks_first_and_ends_a_game_of_two(live, browser) -> None:  # noqa: F811
     console = Console()
     page = await open_page(browser, console)
     async with httpx.AsyncClient(base_url=live.http) as http:
@@ -63,7 +63,9 @@ async def test_resigning_asks_first_and_shows_the_seat_resigned(live, browser) -
         await expect(page.locator("#game-players .tag.resigned")).to_have_count(0)
         await page.click("#resign")
         await page.click("#confirm-yes")
-        ben = page.locator("#game-players li:has-text('Ben')")
+        # Ana was the only other person: she wins at once, Ben is listed after her, resigned
+        await expect(page.locator("#winner-line")).to_have_text("Everyone else resigned: Ana wins!")
+        ben = page.locator("#final li:has-text('Ben')")
         await expect(ben.locator(".tag.resigned")).to_have_text("resigned")
         await expect(page.locator("#resign")).to_have_count(0)
         await expect(page.locator(".log li").filter(has_text="Ben resigned")).to_have_count(1)

@@ -26,6 +26,7 @@ export const ErrorCode = Object.freeze({
   TURN_SECONDS_OUT_OF_RANGE: 'turn_seconds_out_of_range',
   INVALID_CURSOR: 'invalid_cursor',
   RATE_LIMITED: 'rate_limited',
+  RATE_LIMITER_UNAVAILABLE: 'rate_limiter_unavailable',
   // the rules
   NOT_YOUR_TURN: 'not_your_turn',
   MUST_ROLL_FIRST: 'must_roll_first',

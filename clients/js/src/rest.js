@@ -180,12 +180,14 @@ export class DicecupApi {
   /**
    * Create a room; the creator is seated as host. `bots` seats a server bot
    * of each level with them, `start` starts Game #1 at once (play against
-   * the computer in one call).
+   * the computer in one call). With `profileToken` the seat is that
+   * profile's (its history, stats and ratings count the games).
    * @param {{name: string, ruleset?: Ruleset, max_players?: number, options?: Record<string, unknown>, bots?: BotLevel[], start?: boolean}} body
+   * @param {string | null} [profileToken] a profile's token (POST /api/profiles, /api/sessions)
    * @returns {Promise<CreatedRoom>}
    */
-  createRoom(body) {
-    return this.request('POST', 'api/rooms', { body });
+  createRoom(body, profileToken) {
+    return this.request('POST', 'api/rooms', { body, token: profileToken });
   }
 
   /**
@@ -207,21 +209,24 @@ export class DicecupApi {
 
   /**
    * Play with anyone: join the oldest public lobby room of the rule set with a free seat, or open one.
+   * With `profileToken` the seat is that profile's, as on create and join.
    * @param {{name: string, ruleset?: Ruleset, max_players?: number}} body
+   * @param {string | null} [profileToken] a profile's token
    * @returns {Promise<QuickPlayed>}
    */
-  quickPlay(body) {
-    return this.request('POST', 'api/quickplay', { body });
+  quickPlay(body, profileToken) {
+    return this.request('POST', 'api/quickplay', { body, token: profileToken });
   }
 
   /**
-   * Take a seat (between games).
+   * Take a seat (between games); with `profileToken` the seat is that profile's.
    * @param {string} code
    * @param {string} name
+   * @param {string | null} [profileToken] a profile's token
    * @returns {Promise<JoinedRoom>}
    */
-  join(code, name) {
-    return this.request('POST', `${DicecupApi.room(code)}/players`, { body: { name } });
+  join(code, name, profileToken) {
+    return this.request('POST', `${DicecupApi.room(code)}/players`, { body: { name }, token: profileToken });
   }
 
   /**

@@ -71,6 +71,8 @@
  * @property {{commitment: string, seed: string | null}} fairness
  * @property {string | null} deadline when the current turn times out (ISO-8601 UTC); null: untimed
  * @property {Record<string, number>} hints each player's hinted rolls in this game (hint_used)
+ * @property {string | null} absent_deadline untimed rooms: the person whose turn it is has no socket open; their seat is away at this time
+ * @property {'completed' | 'resigned' | null} ended null while played; resigned: it ended at once when every other person had resigned
  */
 
 /**
@@ -78,6 +80,8 @@
  * @property {number} number
  * @property {Record<string, number>} totals
  * @property {string[]} winners
+ * @property {string[]} resigned the players who resigned from that game
+ * @property {'completed' | 'resigned'} ended resigned: it ended at once when every other person had resigned
  */
 
 /**
@@ -148,8 +152,9 @@
 /** @typedef {EventOf<'kept', {kept: boolean[]}>} KeptEvent */
 /** @typedef {EventOf<'rolled', {dice: number[], kept: boolean[], rolls_left: number}>} RolledEvent */
 /** @typedef {EventOf<'scored', {box: string, points: number, yahtzee_bonus: number, upper_bonus: number, total: number}>} ScoredEvent */
-/** @typedef {EventOf<'game_finished', {totals: Record<string, number>, winners: string[], seed: string}>} GameFinishedEvent */
+/** @typedef {EventOf<'game_finished', {totals: Record<string, number>, winners: string[], seed: string, reason?: 'completed' | 'resigned'}>} GameFinishedEvent */
 /** @typedef {EventOf<'turn_timed_out', {player_id: string}>} TurnTimedOutEvent */
+/** @typedef {EventOf<'player_absent', {player_id: string, deadline: string}>} PlayerAbsentEvent untimed room: the person whose turn it is has gone */
 /** @typedef {EventOf<'player_away', {player_id: string}>} PlayerAwayEvent */
 /** @typedef {EventOf<'player_back', {player_id: string}>} PlayerBackEvent */
 /** @typedef {EventOf<'player_resigned', {player_id: string}>} PlayerResignedEvent */
@@ -163,7 +168,7 @@
 
 /**
  * @typedef {PlayerJoinedEvent | PlayerLeftEvent | SeatTokenRotatedEvent | RoomClosedEvent | GameStartedEvent | TurnStartedEvent
- *   | KeptEvent | RolledEvent | ScoredEvent | GameFinishedEvent | TurnTimedOutEvent | PlayerAwayEvent | PlayerBackEvent
+ *   | KeptEvent | RolledEvent | ScoredEvent | GameFinishedEvent | TurnTimedOutEvent | PlayerAbsentEvent | PlayerAwayEvent | PlayerBackEvent
  *   | PlayerResignedEvent | RematchAcceptedEvent | HintUsedEvent | ChatEvent | PlayerMutedEvent | PlayerUnmutedEvent} RoomEvent
  */
 
@@ -178,7 +183,7 @@
  * the connection puts it back, see events.js), the others are as in RoomEvent.
  * @typedef {PlayerJoinedEvent | PlayerLeftEvent | SeatTokenRotatedEvent | RoomClosedEvent | GameStartedEvent
  *   | WithoutData<TurnStartedEvent> | WithoutData<KeptEvent> | WithoutData<RolledEvent> | ScoredEvent
- *   | GameFinishedEvent | TurnTimedOutEvent | PlayerAwayEvent | PlayerBackEvent | PlayerResignedEvent
+ *   | GameFinishedEvent | TurnTimedOutEvent | PlayerAbsentEvent | PlayerAwayEvent | PlayerBackEvent | PlayerResignedEvent
  *   | RematchAcceptedEvent | HintUsedEvent | ChatEvent | PlayerMutedEvent | PlayerUnmutedEvent} WireEvent
  */
 

@@ -53,6 +53,30 @@ test('requests: method, body, token; fetch called as a plain function (as a brow
   assert.ok(calls[1][1].signal instanceof AbortSignal, 'a timeout');
 });
 
+test('the calls that take a seat send a profile token when given one', async () => {
+  /** @type {any[]} */
+  const calls = [];
+  const fetchImpl = async (/** @type {any} */ url, /** @type {any} */ init) => {
+    calls.push([String(url), init]);
+    return new Response('{}', { status: 201 });
+  };
+  const api = new DicecupApi({ baseUrl: 'http://h/', fetch: /** @type {any} */ (fetchImpl) });
+  await api.quickPlay({ name: 'Ana', ruleset: 'yatzy' }, 'profile-secret');
+  await api.createRoom({ name: 'Ana' }, 'profile-secret');
+  await api.join('ABCDEF', 'Ana', 'profile-secret');
+  await api.quickPlay({ name: 'Ana' });
+  assert.deepEqual(
+    calls.map(([url, init]) => [url, init.headers.authorization]),
+    [
+      ['http://h/api/quickplay', 'Bearer profile-secret'],
+      ['http://h/api/rooms', 'Bearer profile-secret'],
+      ['http://h/api/rooms/ABCDEF/players', 'Bearer profile-secret'],
+      ['http://h/api/quickplay', undefined],
+    ],
+  );
+  assert.equal(calls[0][1].body, '{"name":"Ana","ruleset":"yatzy"}');
+});
+
 test('errors: the code, status, Retry-After and field errors; a body that is not Dicecup\'s', async () => {
   /** @type {Response} */
   let answer = new Response('{"detail":"slow down","code":"rate_limited"}', { status: 429, headers: { 'retry-after': '3' } });

@@ -29,6 +29,7 @@ class ErrorCode(StrEnum):
     TURN_SECONDS_OUT_OF_RANGE = "turn_seconds_out_of_range"
     INVALID_CURSOR = "invalid_cursor"
     RATE_LIMITED = "rate_limited"
+    RATE_LIMITER_UNAVAILABLE = "rate_limiter_unavailable"
     NOT_YOUR_TURN = "not_your_turn"
     MUST_ROLL_FIRST = "must_roll_first"
     NO_ROLLS_LEFT = "no_rolls_left"

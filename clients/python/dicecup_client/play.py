@@ -183,9 +183,18 @@ class Terminal:
             extra = f", +{scored['upper_bonus']} upper bonus" if scored["upper_bonus"] else ""
             extra += f", +{scored['yahtzee_bonus']} Yahtzee bonus" if scored["yahtzee_bonus"] else ""
             self.say(f"{who} scored {scored['points']} in {self.label(scored['box'])}{extra} (total {scored['total']})")
+        elif event["type"] == "player_resigned":
+            self.say(f"{self.name(event['data']['player_id'])} resigned: the autopilot finishes their card")
+        elif event["type"] == "player_absent":
+            gone = event["data"]
+            self.say(f"{self.name(gone['player_id'])} has left: the autopilot plays for them at {gone['deadline']}")
+        elif event["type"] == "player_away":
+            self.say(f"{self.name(event['data']['player_id'])} is away: the autopilot plays their turns")
+        elif event["type"] == "player_back":
+            self.say(f"{self.name(event['data']['player_id'])} is back")
         elif event["type"] == "game_finished":
             finished = event["data"]
-            self.say("Game over.")
+            self.say("Game over: everyone else resigned." if finished.get("reason") == "resigned" else "Game over.")
             self.show_card()
             totals = ", ".join(f"{self.name(p)} {t}" for p, t in finished["totals"].items())
             self.say(f"Final: {totals}. Winner: {', '.join(self.name(p) for p in finished['winners'])}")

@@ -115,10 +115,13 @@ class DicecupClient:
         options: Mapping[str, Any] | None = None,
         bots: Sequence[BotLevel] = (),
         start: bool = False,
+        profile_token: str | None = None,
     ) -> Created:
         """Create a room, seated as its host: ``{"room", "player", "token"}``.
         ``bots`` seats a server bot of each level with you, ``start`` starts
-        Game #1 at once (play against the computer in one call)."""
+        Game #1 at once (play against the computer in one call).
+        ``profile_token`` makes the seat that profile's (its history, stats
+        and ratings count the games; docs/api.md "Profiles")."""
         body: dict[str, Any] = {"name": name, "ruleset": ruleset}
         if max_players is not None:
             body["max_players"] = max_players
@@ -128,7 +131,7 @@ class DicecupClient:
             body["bots"] = list(bots)
         if start:
             body["start"] = True
-        return cast(Created, await self.request("POST", "/api/rooms", json=body))
+        return cast(Created, await self.request("POST", "/api/rooms", json=body, token=profile_token))
 
     async def public_rooms(
         self, ruleset: Ruleset | None = None, cursor: str | None = None, limit: int = 20
@@ -141,14 +144,26 @@ class DicecupClient:
             params["cursor"] = cursor
         return cast(PublicRooms, await self.request("GET", "/api/rooms", params=params))
 
-    async def quickplay(self, name: str, ruleset: Ruleset = "yahtzee") -> QuickPlayed:
-        """Play with anyone: join the oldest public lobby room of ``ruleset`` with a free seat, or open one."""
-        body = {"name": name, "ruleset": ruleset}
-        return cast(QuickPlayed, await self.request("POST", "/api/quickplay", json=body))
+    async def quickplay(
+        self,
+        name: str,
+        ruleset: Ruleset = "yahtzee",
+        *,
+        max_players: int | None = None,
+        profile_token: str | None = None,
+    ) -> QuickPlayed:
+        """Play with anyone: join the oldest public lobby room of ``ruleset`` with a free seat, or open one
+        (of ``max_players`` seats); ``profile_token`` makes the seat that profile's, as on create and join."""
+        body: dict[str, Any] = {"name": name, "ruleset": ruleset}
+        if max_players is not None:
+            body["max_players"] = max_players
+        return cast(QuickPlayed, await self.request("POST", "/api/quickplay", json=body, token=profile_token))
 
-    async def join(self, code: str, name: str) -> Joined:
-        """Take a seat (between games): ``{"player", "token"}``."""
-        return cast(Joined, await self.request("POST", f"{_room(code)}/players", json={"name": name}))
+    async def join(self, code: str, name: str, *, profile_token: str | None = None) -> Joined:
+        """Take a seat (between games): ``{"player", "token"}``; ``profile_token``
+        makes the seat that profile's."""
+        path = f"{_room(code)}/players"
+        return cast(Joined, await self.request("POST", path, json={"name": name}, token=profile_token))
 
     async def leave(self, code: str, player_id: str, token: str) -> None:
         """Leave (``token`` of the player) or remove a player (the host's token)."""

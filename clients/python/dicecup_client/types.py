@@ -74,12 +74,19 @@ class Game(TypedDict):
     """when the current turn times out (ISO-8601 UTC); None: untimed"""
     hints: dict[str, int]
     """each player's hinted rolls in this game (hint_used)"""
+    absent_deadline: str | None
+    """untimed rooms: the person whose turn it is has no socket open; their seat is away at this time"""
+    ended: Literal["completed", "resigned"] | None
+    """None while played; resigned: it ended at once when every other person had resigned"""
 
 
 class GameSummary(TypedDict):
     number: int
     totals: dict[str, int]
     winners: list[str]
+    resigned: list[str]
+    """the players who resigned from that game"""
+    ended: Literal["completed", "resigned"]
 
 
 class SeriesLine(TypedDict):
@@ -209,6 +216,8 @@ class GameFinishedData(TypedDict):
     totals: dict[str, int]
     winners: list[str]
     seed: str
+    reason: NotRequired[Literal["completed", "resigned"]]
+    """resigned: every other person had resigned (absent from games finished before it was kept)"""
 
 
 class PlayerJoined(TypedDict):
@@ -300,6 +309,22 @@ class TurnTimedOut(TypedDict):
     type: Literal["turn_timed_out"]
     player_id: str | None
     data: SeatData
+    at: str
+
+
+class AbsentData(TypedDict):
+    player_id: str
+    deadline: str
+    """when the seat becomes away unless its person comes back (ISO-8601 UTC)"""
+
+
+class PlayerAbsent(TypedDict):
+    """Untimed room: the person whose turn it is has gone; the seat is away at ``data["deadline"]``."""
+
+    version: int
+    type: Literal["player_absent"]
+    player_id: str | None
+    data: AbsentData
     at: str
 
 
@@ -412,6 +437,7 @@ Event: TypeAlias = (
     | Scored
     | GameFinished
     | TurnTimedOut
+    | PlayerAbsent
     | PlayerAway
     | PlayerBack
     | PlayerResigned
@@ -433,6 +459,7 @@ EVENT_TYPES = (
     "scored",
     "game_finished",
     "turn_timed_out",
+    "player_absent",
     "player_away",
     "player_back",
     "player_resigned",
@@ -484,6 +511,7 @@ EventV2: TypeAlias = (
     | Scored
     | GameFinished
     | TurnTimedOut
+    | PlayerAbsent
     | PlayerAway
     | PlayerBack
     | PlayerResigned

@@ -38,11 +38,11 @@ function showError(error) {
   showError.timer = setTimeout(() => (toast.hidden = true), 4000);
 }
 
-function flash(message) {
+function flash(message, ms = 2000) {
   toast.textContent = message;
   toast.hidden = false;
   clearTimeout(showError.timer);
-  showError.timer = setTimeout(() => (toast.hidden = true), 2000);
+  showError.timer = setTimeout(() => (toast.hidden = true), ms);
 }
 
 function ask(question, yes, no) {
@@ -412,12 +412,17 @@ function onUpdate(room, update) {
       S.rolled = new Set(event.data.kept.flatMap((kept, i) => (kept ? [] : [i])));
       S.rolledVersion = event.version;
     }
-    if (event.type === 'scored' || event.type === 'game_started') fetchChances();
+    if (['scored', 'game_started', 'player_resigned'].includes(event.type)) fetchChances(); // a resigned seat's chance goes
     if (event.type === 'game_started' || event.type === 'game_finished') P.noteEvent(event, room, S.seat);
     // the polite live region says what the others did (and what my own roll gave)
     const line = V.logLine(event, S.log[0].name, started);
     if (line && (event.player_id !== me() || event.type === 'rolled')) announce(line);
     if (event.type === 'turn_started' && myTurn()) S.focusRoll = true;
+    if (event.type === 'player_resigned' && event.data.player_id !== me()) {
+      // told where everyone looks, not only in the log: the game may have ended with it
+      const ended = room.game && room.game.ended === 'resigned';
+      flash(t(ended ? 'lc.resigned_ended' : 'lc.resigned_notice', { name: playerName(event.data.player_id) }), 8000);
+    }
     feel(event, room);
   }
   scheduleRender();
@@ -943,13 +948,19 @@ document.addEventListener('keydown', (event) => {
   }
 });
 
-// The turn clock's countdown ticks between renders (only its text changes).
+// The turn clock's countdown, and an absent player's, tick between renders (only their text changes).
 setInterval(() => {
   const clock = document.getElementById('turn-clock');
-  if (!clock || !clock.dataset.deadline) return;
-  const text = V.clockText(clock.dataset.deadline);
-  if (clock.textContent !== text) clock.textContent = text;
-  clock.classList.toggle('urgent', Date.parse(clock.dataset.deadline) - Date.now() < 10000);
+  if (clock && clock.dataset.deadline) {
+    const text = V.clockText(clock.dataset.deadline);
+    if (clock.textContent !== text) clock.textContent = text;
+    clock.classList.toggle('urgent', Date.parse(clock.dataset.deadline) - Date.now() < 10000);
+  }
+  const absent = document.getElementById('absent-clock');
+  if (absent) {
+    const text = V.absentText(absent.dataset.deadline, absent.dataset.name);
+    if (absent.textContent !== text) absent.textContent = text;
+  }
 }, 250);
 
 // ---------------------------------------------------------------- start

@@ -8,7 +8,7 @@ import { historyPage, profilePage, signInPage } from './profile.js';
 import { replayPage } from './replay.js';
 import { leaderboardPage, statsPage } from './stats.js';
 
-export { homeCard, createRoom, join, ensureProfile } from './profile.js';
+export { homeCard, createRoom, join, quickPlay, ensureProfile } from './profile.js';
 export { noteEvent, noteRoom } from './stats.js';
 
 /** A function drawing the page at `path` into `app`, or null if the path is not one of these pages. */

@@ -1,6 +1,6 @@
 // The player who comes back (docs/api.md, "Profiles"): this device's profile
 // token (localStorage), made silently on the first visit and sent as
-// `Authorization: Bearer` on creating or joining a room so the seat is the
+// `Authorization: Bearer` on creating, joining or quick-playing a room so the seat is the
 // profile's. Plus the account pages: the profile (name, username and
 // password, sign out), sign-in, and the history with its rejoin buttons
 // (taking a seat back from any device).
@@ -89,14 +89,21 @@ async function adoptName(name) {
 export async function createRoom(body, adopt = true) {
   await ensureProfile();
   if (adopt) await adoptName(body.name);
-  return api.request('POST', 'api/rooms', { body, token: token() });
+  return api.createRoom(body, token());
 }
 
 /** POST /api/rooms/{code}/players with the profile token. */
 export async function join(code, name) {
   await ensureProfile();
   await adoptName(name);
-  return api.request('POST', `api/rooms/${encodeURIComponent(code)}/players`, { body: { name }, token: token() });
+  return api.join(code, name, token());
+}
+
+/** POST /api/quickplay with the profile token: the seat is the profile's, as on create and join. */
+export async function quickPlay(body) {
+  await ensureProfile();
+  await adoptName(body.name);
+  return api.quickPlay(body, token());
 }
 
 // ---------------------------------------------------------------- forms and their errors

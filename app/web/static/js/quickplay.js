@@ -14,7 +14,7 @@
 import { api, seats } from './api.js';
 import { esc } from './dom.js';
 import { plural, t } from './i18n.js';
-import { local } from './profile.js';
+import { local, quickPlay } from './profile.js';
 
 /** A room waiting for strangers: public, starting by itself, still in the lobby. */
 export const seeking = (room) => room.status === 'lobby' && Boolean(room.options.public && room.options.auto_start);
@@ -59,7 +59,7 @@ export async function play(form, ruleset, go) {
   if (!name) return;
   let played;
   try {
-    played = await api.quickPlay({ ruleset, name });
+    played = await quickPlay({ ruleset, name }); // with the device's profile: the game reaches its history
   } catch (error) {
     if (/^name_/.test(String(error && error.code))) {
       // a name the server refuses is said next to the card's own field (js/main.js fieldError)

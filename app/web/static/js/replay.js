@@ -58,6 +58,8 @@ function buildSteps(events, order) {
       totals[event.player_id] = data.total;
       state = { ...state, last: { player: event.player_id, box: data.box } };
       steps.push(snapshot(event, 'scored'));
+    } else if (event.type === 'player_resigned') {
+      steps.push(snapshot(event, 'resigned'));
     } else if (event.type === 'game_finished') {
       Object.assign(totals, data.totals);
       state = { ...state, dice: null, last: null };
@@ -134,8 +136,11 @@ export async function replayPage(app, { code, number, rulesets }) {
       return kept.length ? t('rp.step.kept', { name: who, dice: diceText(kept) }) : t('rp.step.kept_none', { name: who });
     }
     if (step.kind === 'scored') return t('rp.step.scored', { name: who, points: step.event.data.points, box: boxLabel(step.event.data.box), total: step.event.data.total });
+    if (step.kind === 'resigned') return t('rp.step.resigned', { name: name(step.event.data.player_id) });
     const winners = step.event.data.winners || [];
-    return names('rp.step.finished', winners.map(name));
+    return step.event.data.reason === 'resigned'
+      ? t('rp.step.finished_resigned', { names: list(winners.map(name)) })
+      : names('rp.step.finished', winners.map(name));
   }
 
   function draw() {

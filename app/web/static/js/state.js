@@ -43,10 +43,14 @@ export function newcomerLevel(levels) {
   return levels.includes('casual') ? 'casual' : levels[Math.floor(levels.length / 2)];
 }
 
+/** This tab's seat as the room shows it (null for a spectator). */
+export const mySeat = () => room()?.players.find((p) => p.id === me()) || null;
+
+/** My move to make: my seat's turn, and I have not resigned (the autopilot plays a resigned seat's turns). */
 export function myTurn() {
   const r = room();
   const turn = r && r.game && r.game.turn;
-  return Boolean(turn && me() && turn.player_id === me() && r.status === 'playing');
+  return Boolean(turn && me() && turn.player_id === me() && r.status === 'playing' && !mySeat()?.resigned);
 }
 
 /** Which dice are kept, as the screen shows them: the server's, or this tab's keep while it is in flight. */

@@ -31,12 +31,13 @@ function rulesetCard(ruleset, stats, rules) {
     ['games', t('pf.stat.games'), n(stats.games)],
     ['wins', t('pf.stat.wins'), n(stats.wins)],
     ['win-rate', t('pf.stat.win_rate'), percent(stats.win_rate)],
-    ['average', t('pf.stat.average'), decimal(stats.average, 1)],
-    ['best', t('pf.stat.best'), n(stats.best)],
+    // null: no full card yet (a game that ended because everyone else resigned is left out of these)
+    ['average', t('pf.stat.average'), stats.average === null ? '–' : decimal(stats.average, 1)],
+    ['best', t('pf.stat.best'), stats.best === null ? '–' : n(stats.best)],
     ['solo-best', t('pf.stat.solo_best'), stats.solo_best === null ? '–' : n(stats.solo_best)],
     ['yahtzees', t('pf.stat.fives', { box: fiveLabel(ruleset) }), n(stats.yahtzees)],
   ];
-  if (!rules || rules.upper_bonus) facts.push(['upper-bonus', t('pf.stat.upper_bonus_rate'), percent(stats.upper_bonus_rate)]);
+  if (!rules || rules.upper_bonus) facts.push(['upper-bonus', t('pf.stat.upper_bonus_rate'), stats.upper_bonus_rate === null ? '–' : percent(stats.upper_bonus_rate)]);
   return `<section class="card stats" data-ruleset="${esc(ruleset)}" id="stats-${esc(ruleset)}">
       <h2>${esc(t(`ruleset.${ruleset}`))}</h2>
       <dl class="facts">${facts.map(([key, label, value]) => `<div data-stat="${key}"><dt>${esc(label)}</dt><dd>${esc(value)}</dd></div>`).join('')}</dl>

@@ -9,7 +9,7 @@ import { control as notifyControl } from './notify.js';
 import { seeking, waiting } from './quickplay.js';
 import { reclaimed } from './rejoin.js';
 import qrcode from '../vendor/qrcode-generator/qrcode.mjs';
-import { S, boxLabel, me, myTurn, newcomerLevel, playerName, room as currentRoom, ruleset, vsComputer } from './state.js';
+import { S, boxLabel, me, mySeat, myTurn, newcomerLevel, playerName, room as currentRoom, ruleset, vsComputer } from './state.js';
 
 const percent = (value) =>
   new Intl.NumberFormat(`${language()}-u-nu-latn`, { style: 'percent', maximumFractionDigits: 0 }).format(value);
@@ -152,8 +152,23 @@ export function lobbyTitle(room) {
 
 export function banner(game) {
   const rules = ruleset();
-  const text = myTurn() ? t('game.your_turn') : t('game.turn_of', { name: playerName(game.turn.player_id) });
-  return `<strong>${esc(text)}</strong> <span class="muted">${esc(t('game.round', { round: game.round, rounds: rules ? rules.rounds : game.round }))}</span>${turnClock(game)}`;
+  const out = Boolean(mySeat()?.resigned); // resigned: the autopilot plays my seat, I have nothing to do
+  let text = t('game.turn_of', { name: playerName(game.turn.player_id) });
+  if (myTurn()) text = t('game.your_turn');
+  else if (out && game.turn.player_id === me()) text = t('lc.autopilot_you');
+  const note = out ? `<span class="resigned-note" id="resigned-note">${esc(t('lc.you_resigned'))}</span>` : '';
+  return `<strong>${esc(text)}</strong> <span class="muted">${esc(t('game.round', { round: game.round, rounds: rules ? rules.rounds : game.round }))}</span>${turnClock(game)}${absentClock(game)}${note}`;
+}
+
+/** Untimed room, the person whose turn it is gone: when the autopilot takes their seat over (ticked by main.js). */
+function absentClock(game) {
+  if (!game.absent_deadline || game.turn.player_id === me()) return '';
+  const name = playerName(game.turn.player_id);
+  return `<span class="absent-clock" id="absent-clock" role="timer" data-deadline="${esc(game.absent_deadline)}" data-name="${esc(name)}">${esc(absentText(game.absent_deadline, name))}</span>`;
+}
+
+export function absentText(deadline, name) {
+  return t('lc.absent_countdown', { name, time: remaining(deadline) });
 }
 
 /** The turn clock's countdown (ticked by main.js between renders), or who plays a turn nobody times. */
@@ -166,12 +181,17 @@ function turnClock(game) {
 
 /** "1:05 left": the time to a deadline, as m:ss (h:mm:ss past an hour). */
 export function clockText(deadline) {
+  return t('lc.clock', { time: remaining(deadline) });
+}
+
+/** The time to a deadline as m:ss (h:mm:ss past an hour). */
+function remaining(deadline) {
   const left = Math.max(0, Math.ceil((Date.parse(deadline) - Date.now()) / 1000));
   const pad = (value) => n(value).padStart(2, n(0));
   const h = Math.floor(left / 3600);
   const m = Math.floor((left % 3600) / 60);
   const s = left % 60;
-  return t('lc.clock', { time: h ? `${n(h)}:${pad(m)}:${pad(s)}` : `${n(m)}:${pad(s)}` });
+  return h ? `${n(h)}:${pad(m)}:${pad(s)}` : `${n(m)}:${pad(s)}`;
 }
 
 /** One die: its label says its position, face and whether it is kept. */
@@ -342,6 +362,10 @@ export function winnerLine(room, game) {
     return mine ? t('sr.solo_you', { points: total }) : t('sr.solo', { name: playerName(game.order[0]), points: total });
   }
   const bot = (id) => Boolean(room.players.find((p) => p.id === id)?.bot);
+  if (game.ended === 'resigned') {
+    // everyone else resigned: the game ended at once, whatever the totals
+    return mine && game.winners.includes(mine) ? t('end.won_resigned_you') : t('end.won_resigned', { names: list(game.winners.map(playerName)) });
+  }
   if (mine && game.winners.includes(mine)) {
     const others = game.winners.filter((id) => id !== mine).map(playerName);
     return others.length ? t('sr.you_share', { names: list(others) }) : t('sr.you_win');
@@ -389,10 +413,16 @@ export function scorePad(room, reviewed) {
     .join('')}</tr>`;
   const rows = games
     .map((g) => {
+      const gaveUp = new Set(g.resigned || []);
       const cells = players
-        .map((line) => `<td data-player="${esc(line.player_id)}" class="${g.winners.includes(line.player_id) ? 'winner' : ''}">${line.player_id in g.totals ? n(g.totals[line.player_id]) : '–'}</td>`)
+        .map((line) => {
+          const id = line.player_id;
+          const out = gaveUp.has(id) ? ` <span class="pad-resigned" title="${esc(t('lc.resigned'))}">${esc(t('lc.resigned'))}</span>` : '';
+          return `<td data-player="${esc(id)}" data-resigned="${gaveUp.has(id)}" class="${g.winners.includes(id) ? 'winner' : ''}">${id in g.totals ? n(g.totals[id]) : '–'}${out}</td>`;
+        })
         .join('');
-      return `<tr data-game="${g.number}" class="${reviewed === g.number ? 'reviewed' : ''}"><th scope="row" class="pad-game"><span>${esc(t('end.game', { number: g.number }))}</span>
+      const early = g.ended === 'resigned' ? ` <span class="muted small pad-early">${esc(t('sr.ended_early'))}</span>` : '';
+      return `<tr data-game="${g.number}" data-ended="${esc(g.ended || 'completed')}" class="${reviewed === g.number ? 'reviewed' : ''}"><th scope="row" class="pad-game"><span>${esc(t('end.game', { number: g.number }))}${early}</span>
         <button class="quiet small" data-action="review" data-number="${g.number}" id="review-${g.number}" aria-pressed="${reviewed === g.number}">${esc(t('analysis.review'))}</button></th>${cells}</tr>`;
     })
     .join('');
@@ -405,17 +435,26 @@ export function scorePad(room, reviewed) {
       <p class="muted small scroll-hint" id="pad-hint" hidden>${esc(t('sr.scroll_hint'))}</p></section>`;
 }
 
+/** Who resigned from `game`: the room's record of it once it is over (its seats may have left since). */
+function resignedFrom(room, game) {
+  const line = room.games.find((g) => g.number === game.number);
+  return line && line.resigned ? line.resigned : room.players.filter((p) => p.resigned).map((p) => p.id);
+}
+
 /** The end of a game, as [part, html] pairs in the order they are shown. */
 export function endParts(room) {
   const game = room.game;
   // hints used, on the final scores: in a room that allows them, or if anyone used one
   const hintsOf = (id) => (game.hints && game.hints[id]) || 0;
   const showHints = room.options.hints || game.order.some((id) => hintsOf(id) > 0);
+  const resigned = new Set(resignedFrom(room, game));
+  // as the results place them: the winners, everyone who played on by total, then who resigned
+  const group = (id) => (game.winners.includes(id) ? 0 : resigned.has(id) ? 2 : 1);
   const standings = [...game.order]
-    .sort((a, b) => game.scorecards[b].total - game.scorecards[a].total)
+    .sort((a, b) => group(a) - group(b) || game.scorecards[b].total - game.scorecards[a].total)
     .map(
-      (id) => `<li data-player="${esc(id)}" data-total="${game.scorecards[id].total}" data-hints="${hintsOf(id)}" class="${game.winners.includes(id) ? 'winner' : ''}">
-        <span class="name">${esc(playerName(id))}</span>${showHints ? `<span class="muted small hints-used">${esc(t('end.hints', { count: hintsOf(id) }))}</span>` : ''}<strong>${n(game.scorecards[id].total)}</strong></li>`,
+      (id) => `<li data-player="${esc(id)}" data-total="${game.scorecards[id].total}" data-hints="${hintsOf(id)}" data-resigned="${resigned.has(id)}" class="${game.winners.includes(id) ? 'winner' : ''}">
+        <span class="name">${esc(playerName(id))}</span>${resigned.has(id) ? `<span class="tag resigned">${esc(t('lc.resigned'))}</span>` : ''}${showHints ? `<span class="muted small hints-used">${esc(t('end.hints', { count: hintsOf(id) }))}</span>` : ''}<strong>${n(game.scorecards[id].total)}</strong></li>`,
     )
     .join('');
   // the parts, each drawn on its own (js/main.js drawEnd): an analysis arriving or a player getting
@@ -457,7 +496,7 @@ function analysisView(number) {
             .join('')}</ol>`
         : `<p class="muted">${esc(t('analysis.perfect'))}</p>`;
       return `<li class="seat-analysis" data-player="${esc(seat.player_id)}" data-loss="${seat.total_loss}">
-          <p><strong>${esc(seat.name)}</strong> · ${esc(t('analysis.accuracy', { percent: percent(seat.accuracy / 100) }))}
+          <p><strong>${esc(seat.name)}</strong>${seat.resigned ? ` <span class="tag resigned">${esc(t('lc.resigned'))}</span>` : ''} · ${esc(t('analysis.accuracy', { percent: percent(seat.accuracy / 100) }))}
             · ${esc(t('analysis.loss', { points: points1(seat.total_loss) }))}</p>${worst}</li>`;
     })
     .join('');
@@ -499,6 +538,8 @@ export function logLine(event, name, started) {
       return t('log.finished');
     case 'turn_timed_out':
       return t('lc.log_timed_out', { name });
+    case 'player_absent':
+      return t('lc.log_absent', { name });
     case 'player_away':
       return t('lc.log_away', { name });
     case 'player_back':
