@@ -161,9 +161,12 @@ class Settings(BaseSettings):
         description="comma-separated push service hosts a subscription's endpoint may be on (a host or any "
         "subdomain of it; `*` = any): the server posts to these only",
     )
-    push_allow_http: bool = Field(
+    push_test_loopback: bool = Field(
         False,
-        description="accept http:// subscription endpoints (a self-hosted push service, tests); false = https only",
+        description="TESTS ONLY: also accept http:// and https:// subscription endpoints on a loopback address "
+        "literal (127.0.0.0/8, [::1]) on any port, for a push service of the test suite's own; never in production "
+        "(otherwise only https on port 443 of a DNS name in DICECUP_PUSH_ENDPOINT_HOSTS that resolves to public "
+        "addresses only)",
     )
     push_subscriptions_per_minute: int = Field(
         10, description="per seat: subscription changes (PUT/DELETE .../push) before 429"
@@ -171,7 +174,19 @@ class Settings(BaseSettings):
     push_queue_size: int = Field(
         1000, ge=1, description="pushes waiting to be sent; past it a push is dropped (counted in /metrics)"
     )
-    push_timeout: float = Field(10.0, gt=0, description="seconds a push service has to answer one push")
+    push_timeout: float = Field(
+        10.0,
+        gt=0,
+        le=60,
+        description="seconds a push service has to answer one push, all told (of which at most 3 to connect)",
+    )
+    push_senders: int = Field(
+        16,
+        ge=1,
+        le=256,
+        description="per instance: pushes in flight at once (at most 4 of them to one push service, so a slow one "
+        "holds the others' pushes back for nobody)",
+    )
     push_drain_seconds: float = Field(
         5.0,
         ge=0,

@@ -100,9 +100,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 await load_keys(db, config.vapid_private_key.get_secret_value() if config.vapid_private_key else None),
                 subject=config.vapid_subject or _vapid_subject(config.public_url),
                 allowed_hosts=config.push_host_list,
-                allow_http=config.push_allow_http,
+                loopback_for_tests=config.push_test_loopback,
                 queue_size=config.push_queue_size,
                 timeout=config.push_timeout,
+                senders=config.push_senders,
                 drain=config.push_drain_seconds,
                 ttl_untimed=config.push_ttl_untimed,
                 on_outcome=metrics.push,
@@ -156,7 +157,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         sweeper.start()
         visits.start()
         if push is not None:
-            push.start()
+            await push.start()
         await metrics.start()
         # Everything made so far lives as long as the process: move it out of
         # the collector's sight, so a full collection under load walks only
