@@ -19,6 +19,7 @@ class ErrorCode(StrEnum):
     HINTS_DISABLED = "hints_disabled"
     CHAT_DISABLED = "chat_disabled"
     MUTED = "muted"
+    REMOVED_FROM_ROOM = "removed_from_room"
     # what you asked for
     ROOM_NOT_FOUND = "room_not_found"
     GAME_NOT_FOUND = "game_not_found"
@@ -80,6 +81,7 @@ STATUS = {
     "hints_disabled": 403,
     "chat_disabled": 403,
     "muted": 403,
+    "removed_from_room": 403,
     "room_not_found": 404,
     "game_not_found": 404,
     "player_not_found": 404,

@@ -14,6 +14,7 @@ export const ErrorCode = Object.freeze({
   HINTS_DISABLED: 'hints_disabled',
   CHAT_DISABLED: 'chat_disabled',
   MUTED: 'muted',
+  REMOVED_FROM_ROOM: 'removed_from_room',
   // what you asked for
   ROOM_NOT_FOUND: 'room_not_found',
   GAME_NOT_FOUND: 'game_not_found',

@@ -18,6 +18,7 @@ class ErrorCode(StrEnum):
     HINTS_DISABLED = "hints_disabled"
     CHAT_DISABLED = "chat_disabled"
     MUTED = "muted"
+    REMOVED_FROM_ROOM = "removed_from_room"
     ROOM_NOT_FOUND = "room_not_found"
     GAME_NOT_FOUND = "game_not_found"
     PLAYER_NOT_FOUND = "player_not_found"
