@@ -77,15 +77,16 @@ class Settings(BaseSettings):
     oversize_frames_per_minute: int = Field(
         10,
         ge=1,  # 0 would drop every address, struck or not
-        description="per client address and instance: frames refused as over max_body_bytes (close 1009) "
-        "before its new connections are dropped until the minute is up (429 on sockets behind a proxy)",
+        description="per client address (an IPv6 /64) and instance: frames refused as over max_body_bytes "
+        "(close 1009) before its new connections are dropped for a while (429 on sockets behind a proxy): 5 s the "
+        "first time, twice as long each time it goes on, at most 60 s (docs/api.md, Limits)",
     )
     refusals_per_minute: int = Field(
         120,
         ge=1,  # 0 would drop every address, refused or not
         description="per client address and instance: answers 429 / close 4429 for an address budget (requests, "
-        "failed room lookups, rooms, profiles, sockets) before its new connections are dropped until the minute "
-        "is up, as for oversize frames (a client that waits out Retry-After never gets near it)",
+        "failed room lookups, rooms, profiles, sockets) before its new connections are dropped for a while, as "
+        "for oversize frames (a client that waits out Retry-After never gets near it)",
     )
     rooms_per_hour: int = Field(30, description="per client address: rooms created before 429")
     profiles_per_hour: int = Field(30, description="per client address: profiles created before 429")

@@ -28,7 +28,8 @@ from collections import Counter
 from app.config import Settings
 from app.rooms import DomainError
 
-from .proxies import trusted_peers
+from .gate import Gate
+from .proxies import limit_key, trusted_peers
 from .windows import LocalWindows, RedisWindows, Step, Window, Windows
 
 log = logging.getLogger("dicecup.api")
@@ -67,6 +68,7 @@ class RateLimits:
         self._sockets: Counter[str] = Counter()
         self._oversize = Window("oversize", settings.oversize_frames_per_minute, 60.0)
         self._refused = Window("refused", settings.refusals_per_minute, 60.0)
+        self._gate = Gate()
         # the windows keyed by a client's address: a refusal of one is a strike against the address
         self._per_address = {w.name for w in (self._request, self._lookup, self._room, self._profile)}
         self._proxies = trusted_peers(settings.trusted_proxy_list)
@@ -191,35 +193,38 @@ class RateLimits:
 
     def oversize_frame(self, client: str) -> None:
         """``client`` sent a frame or message over the size limit (closed 1009): a strike."""
-        if self.enabled:
-            self._local.hit(self._oversize, client)
+        self._strike(self._oversize, client, "too many frames over the size limit")
 
     def refused(self, client: str) -> None:
         """``client`` was refused for an address budget (429, close 4429): a
         strike. A client that waits out ``Retry-After`` gets a few; one that
         keeps knocking (a prober) soon has its connections dropped."""
-        if self.enabled:
-            self._local.hit(self._refused, client)
+        self._strike(self._refused, client, "too many requests refused for its budgets")
+
+    def _strike(self, window: Window, client: str, why: str) -> None:
+        """One strike; the strike that uses up the minute's budget closes the gate on the address (:mod:`.gate`)."""
+        if not self.enabled:
+            return
+        self._local.hit(window, client)
+        if self._local.take_now((Step("test", window, client),)) is not None:
+            self._gate.close(client, why)
 
     def dropping(self, client: str) -> int | None:
-        """Seconds until ``client`` may connect again, while it has used up its
-        minute's budget of oversize frames or of refusals; ``None`` if it may
-        connect now."""
+        """Seconds until ``client`` may connect again, while the gate is
+        closed on it (:mod:`.gate`: a few seconds the first time it used up
+        its minute's budget of oversize frames or of refusals, longer if it
+        keeps doing so); ``None`` if it may connect now."""
         if not self.enabled:
             return None
-        waits = [
-            refused.retry_after
-            for window in (self._oversize, self._refused)
-            if (refused := self._local.take_now((Step("test", window, client),))) is not None
-        ]
-        return max(waits) if waits else None
+        return self._gate.closed(client)
 
     def drop_connection(self, peer: str) -> bool:
         """The edge's check on a new TCP connection from ``peer``, before it
-        reads a byte (``app.api.edge``): true while the peer is
-        :meth:`dropping`, unless it is a trusted proxy (its connections carry
-        other clients; those are refused after the handshake's headers)."""
-        return self.dropping(peer) is not None and peer not in self._proxies
+        reads a byte (``app.api.edge``): true while the peer (its /64, for
+        IPv6) is :meth:`dropping`, unless it is a trusted proxy (its
+        connections carry other clients; those are refused after the
+        handshake's headers)."""
+        return self.dropping(limit_key(peer)) is not None and peer not in self._proxies
 
     def forget_socket(self, socket_id: int) -> None:
         """A closed socket's flood-guard window goes at once (not a second later)."""

@@ -33,6 +33,7 @@ class ErrorCode(StrEnum):
     NOT_YOUR_TURN = "not_your_turn"
     MUST_ROLL_FIRST = "must_roll_first"
     NO_ROLLS_LEFT = "no_rolls_left"
+    TOO_MANY_KEEPS = "too_many_keeps"
     BOX_FILLED = "box_filled"
     UNKNOWN_BOX = "unknown_box"
     JOKER_LOWER_BOX = "joker_lower_box"
