@@ -43,6 +43,7 @@ from app.rooms.bots import Alarm, BotScheduler
 from app.rooms.service import RoomReader
 from app.strategy import StrategyStore
 from app.web import mount_web
+from app.web.headers import SecurityHeaders
 
 DESCRIPTION = """\
 Dicecup keeps game rooms of Yahtzee, Yacht and Scandinavian Yatzy, checks every roll, keep and
@@ -206,6 +207,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(RequestObservability, metrics=metrics)
     app.add_middleware(RoomSockets)  # GET /api/rooms/{code}/ws (see its docstring)
     app.add_middleware(Cors)  # only with DICECUP_CORS_ORIGINS (see app/api/cors.py)
+    # nosniff and no-referrer on every answer; CSP and frame refusal on pages (app.web.headers)
+    app.add_middleware(SecurityHeaders)
     # Add other middleware above this line: TrustedProxies must stay the last
     # added (the outermost), so every layer and limit sees the real client.
     app.add_middleware(TrustedProxies)

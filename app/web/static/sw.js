@@ -32,6 +32,7 @@ const SHELL = [
   'static/js/fair.js',
   'static/js/notify.js',
   'static/js/feel.js',
+  'static/js/storage.js',
   'static/vendor/qrcode-generator/qrcode.mjs',
   'static/sdk/index.js',
   'static/sdk/codes.js',

@@ -14,6 +14,7 @@ import { LANGUAGE_EVENT, mountLanguageSwitch } from './lang.js';
 import * as N from './notify.js';
 import * as P from './pages.js';
 import { S, boxLabel, keptShown, me, myTurn, playerName, room as currentRoom } from './state.js';
+import { showStorageDenied, storageWorks } from './storage.js';
 import * as V from './views.js';
 
 const app = document.getElementById('app');
@@ -943,6 +944,7 @@ setInterval(() => {
 
 function redraw() {
   mountLanguageSwitch(document.querySelector('.bar'));
+  if (!storageWorks()) return showStorageDenied(app);
   F.mountMute(document.querySelector('.bar'));
   if (currentRoom()) {
     app.innerHTML = ''; // every part is drawn again in the new language
@@ -956,6 +958,7 @@ document.addEventListener(LANGUAGE_EVENT, redraw);
 async function main() {
   await loadCatalog();
   mountLanguageSwitch(document.querySelector('.bar'));
+  if (!storageWorks()) return showStorageDenied(app); // site data blocked: say so, not a blank page
   F.mountMute(document.querySelector('.bar'));
   try {
     for (const rules of await rulesets(language())) S.rulesets[rules.name] = rules;
