@@ -11,6 +11,7 @@ from fastapi import APIRouter, Depends, Path, Query, Request, Response
 from pydantic import BaseModel, Field, StringConstraints, TypeAdapter
 
 from app.rooms import DomainError
+from app.rooms.names import normalize_name
 from app.rooms.secrets import possible_player_id
 
 from . import schemas
@@ -43,11 +44,11 @@ Password = Annotated[
 
 
 class CreateProfile(schemas._Body):
-    name: schemas.Name
+    name: schemas.PlayerName
 
 
 class Rename(schemas._Body):
-    name: schemas.Name
+    name: schemas.PlayerName
 
 
 class Credentials(schemas._Body):
@@ -274,8 +275,9 @@ async def create_profile(request: Request, profiles: ProfilesDep, settings: Sett
     if oversize is not None:
         raise oversize
     data = parse(CREATE_PROFILE, body)
+    name = normalize_name(data.name)  # a seat's rules (docs/api.md, Names): no bidi tricks, no blanks
     await _limits(request).check_profile_creation(client_address(request.scope))
-    profile, token = await profiles.create(data.name)
+    profile, token = await profiles.create(name)
     return ORJSONResponse({"profile": profile, "token": token}, status_code=201)
 
 
@@ -303,7 +305,7 @@ async def rename_me(request: Request, profiles: ProfilesDep, settings: SettingsD
         raise oversize
     auth = await profiles.authenticate(token)
     data = parse(RENAME, body)
-    return ORJSONResponse(await profiles.rename(auth, data.name))
+    return ORJSONResponse(await profiles.rename(auth, normalize_name(data.name)))
 
 
 @router.delete(

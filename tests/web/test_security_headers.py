@@ -131,3 +131,36 @@ def live_catalog(lang: str) -> str:
     from app.web import STATIC
 
     return (STATIC / "i18n" / f"{lang}.json").read_text(encoding="utf-8")
+
+
+async def test_names_are_isolated_from_the_text_around_them(live, browser) -> None:  # noqa: F811
+    """A name's letters cannot reorder what is around it (issue 27.5): an
+    Arabic name in an English sentence is wrapped in FSI...PDI, the players'
+    list isolates each name, and a leaderboard row puts its name in <bdi>."""
+    console = Console()
+    page = await open_page(browser, console)
+    async with httpx.AsyncClient(base_url=live.http) as http:
+        made = await http.post(
+            "/api/rooms", json={"ruleset": "yacht", "name": "\u0646\u0627\u0635\u0631 7", "max_players": 2}
+        )
+        code = made.json()["room"]["code"]
+        assert (await http.post(f"/api/rooms/{code}/players", json={"name": "Ben"})).status_code == 201
+    await page.goto(f"{live.http}/r/{code}")
+    name = page.locator("#lobby .players .name").first
+    await expect(name).to_have_text("\u0646\u0627\u0635\u0631 7")
+    assert await name.evaluate("(el) => getComputedStyle(el).unicodeBidi") == "isolate"
+    text = await page.evaluate(
+        """async () => {
+            const { t } = await import('./static/js/i18n.js');
+            return [t('game.turn_of', { name: '\u0646\u0627\u0635\u0631 7' }), t('game.turn_of', { name: 'Ben' })];
+        }"""
+    )
+    assert "\u2068\u0646\u0627\u0635\u0631 7\u2069" in text[0]
+    assert "\u2068" not in text[1]  # a Latin name in a left-to-right sentence needs nothing
+    async with httpx.AsyncClient(base_url=live.http) as http:
+        made = await http.post("/api/profiles", json={"name": "\u0646\u0627\u0635\u0631 7"})
+    await solo_game_by_api(live.http, made.json()["token"], "yacht", seed=9)
+    await page.goto(f"{live.http}/leaderboards?ruleset=yacht")
+    entry = page.locator(f"table a[href='stats/{made.json()['profile']['id']}'] bdi")
+    await expect(entry).to_have_text("\u0646\u0627\u0635\u0631 7")
+    assert console.errors == []

@@ -166,7 +166,7 @@ export function homeCard(node) {
   const draw = (profile) => {
     const name = profile ? profile.name : stored()?.name || '';
     node.innerHTML = `<h2>${esc(t('pf.you'))}</h2>
-      <p class="profile-line">${name ? `<strong id="home-profile-name">${esc(name)}</strong>` : ''}${
+      <p class="profile-line">${name ? `<strong id="home-profile-name"><bdi>${esc(name)}</bdi></strong>` : ''}${
         profile && profile.username ? ` <span class="muted">${esc(t('pf.signed_in_as', { username: profile.username }))}</span>` : ''
       }</p>
       <nav class="links" aria-label="${esc(t('pf.you'))}">
@@ -404,7 +404,7 @@ export async function historyPage(app, { go }) {
     ? `<h2>${esc(t('pf.open_seats'))}</h2><ul class="history-open" id="open-seats">${page.open
         .map(
           (seat) => `<li data-room="${esc(seat.room_code)}" data-player="${esc(seat.player_id)}">
-            <span><strong>${esc(t('room.title', { code: seat.room_code }))}</strong> · ${esc(t(`ruleset.${seat.ruleset}`))} · ${esc(seat.name)} · ${esc(t(`pf.status.${seat.status}`))}</span>
+            <span><strong>${esc(t('room.title', { code: seat.room_code }))}</strong> · ${esc(t(`ruleset.${seat.ruleset}`))} · <bdi>${esc(seat.name)}</bdi> · ${esc(t(`pf.status.${seat.status}`))}</span>
             <button class="primary small" data-rejoin="${esc(seat.room_code)}" data-player="${esc(seat.player_id)}" data-name="${esc(seat.name)}">${esc(t('pf.rejoin'))}</button></li>`,
         )
         .join('')}</ul>`

@@ -132,7 +132,7 @@ export async function leaderboardPage(app, { rulesets }) {
       .map(
         (entry) => `<tr data-rank="${entry.rank}" data-profile="${esc(entry.profile_id)}" class="${entry.profile_id === mine ? 'mine' : ''}">
           <td>${n(entry.rank)}</td>
-          <td><a href="stats/${esc(entry.profile_id)}">${esc(entry.name)}</a></td>
+          <td><a href="stats/${esc(entry.profile_id)}"><bdi>${esc(entry.name)}</bdi></a></td>
           <td class="value">${value(entry)}</td>
           <td>${esc(date(entry.at))}</td>
           <td>${entry.game ? `<a class="replay-link" href="${esc(appPath(entry.game.replay))}">${esc(t('pf.replay'))}</a>` : ''}</td></tr>`,

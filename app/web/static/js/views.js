@@ -441,7 +441,7 @@ function analysisView(number) {
             .join('')}</ol>`
         : `<p class="muted">${esc(t('analysis.perfect'))}</p>`;
       return `<li class="seat-analysis" data-player="${esc(seat.player_id)}" data-loss="${seat.total_loss}">
-          <p><strong>${esc(seat.name)}</strong> · ${esc(t('analysis.accuracy', { percent: percent(seat.accuracy / 100) }))}
+          <p><strong><bdi>${esc(seat.name)}</bdi></strong> · ${esc(t('analysis.accuracy', { percent: percent(seat.accuracy / 100) }))}
             · ${esc(t('analysis.loss', { points: points1(seat.total_loss) }))}</p>${worst}</li>`;
     })
     .join('');
