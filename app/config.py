@@ -90,11 +90,46 @@ class Settings(BaseSettings):
     )
     rooms_per_hour: int = Field(30, description="per client address: rooms created before 429")
     profiles_per_hour: int = Field(30, description="per client address: profiles created before 429")
-    sign_in_failures_per_username: int = Field(
-        10, description="failed sign-ins (POST /api/sessions) per username and hour before 429"
+    sign_in_failures_per_minute: int = Field(
+        5,
+        ge=1,
+        description="failed sign-ins (POST /api/sessions) per client address and username before 429, in any "
+        "minute; then twice that in 10 minutes, 4 times in an hour, 8 times in a day (growing waits); another "
+        "address is not held back (no lock-out from everywhere)",
     )
     sign_in_failures_per_address: int = Field(
         30, description="failed sign-ins (POST /api/sessions) per client address and hour before 429"
+    )
+    sign_ins_per_hour: int = Field(
+        20,
+        ge=1,
+        description="successful sign-ins per username and per client address an hour before 429 (each one hashes "
+        "a password and makes a token)",
+    )
+    credential_changes_per_hour: int = Field(
+        10,
+        ge=1,
+        description="POST /api/profiles/me/credentials per profile and per client address an hour before 429 "
+        "(answered or refused: username_taken included)",
+    )
+    password_hash_threads: int = Field(
+        1,
+        ge=1,
+        le=16,
+        description="threads hashing and checking passwords (Argon2id), apart from everything else; "
+        "the other cores stay the players'",
+    )
+    password_hashes_in_flight: int = Field(
+        8,
+        ge=1,
+        le=1000,
+        description="per instance: password hashes waiting or running at once; past it a sign-in or credentials "
+        "change is refused 503 server_busy (Retry-After: 1) instead of queueing",
+    )
+    profile_token_idle_days: float = Field(
+        30,
+        gt=0,
+        description="a profile token (a device's, or a sign-in's) unused for this long stops working",
     )
     spectators_per_room: int = Field(
         50, description="per room and instance: sockets without a seat (close 4409 past it)"

@@ -8,6 +8,7 @@ import inspect
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import timedelta
 from typing import Any
 
 from fastapi import FastAPI
@@ -37,6 +38,7 @@ from app.observability.middleware import RequestObservability
 from app.observability.probes import probes
 from app.observability.wiring import Instruments
 from app.profiles import ProfileService
+from app.profiles.passwords import Hasher
 from app.realtime import Bus, Hub, InProcessBus, RedisBus
 from app.rooms import RoomService
 from app.rooms.bots import Alarm, BotScheduler
@@ -91,6 +93,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         analysis = AnalysisService(db, strategy, reviews)
         # Profiles (app.profiles): each finished game's results, bests and ratings recorded as it is published.
         profiles = ProfileService(db)
+        # Password hashes in threads of their own, a bounded number at once (app.profiles.passwords).
+        profiles.hasher = Hasher(config.password_hash_threads, config.password_hashes_in_flight)
+        profiles.token_idle = timedelta(days=config.profile_token_idle_days)
         # Turn notifications by Web Push (app.notify): a push to each subscription of a seat whose turn
         # starts while it has no socket open on any instance (the hub's presence); sent in the background.
         push: PushService | None = None
@@ -183,6 +188,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await analysis.close()
             await app.state.limits.close()
             await hub.close()
+            profiles.hasher.close()
             await strategy.close()
             await db.dispose()
 

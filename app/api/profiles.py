@@ -54,6 +54,11 @@ class Rename(schemas._Body):
 class Credentials(schemas._Body):
     username: Username
     password: Password
+    current_password: Annotated[str, StringConstraints(min_length=1, max_length=128)] | None = Field(
+        None,
+        description="the password the profile has now: needed once one is set (else 403 wrong_password)",
+        examples=["correct horse battery"],
+    )
 
 
 class SignIn(schemas._Body):
@@ -344,9 +349,10 @@ async def my_games(profiles: ProfilesDep, token: ProfileTokenDep, offset: Offset
 
 @router.post(
     "/profiles/me/credentials",
-    summary="Set (or replace) the profile's username and password, to sign in on other devices",
+    summary="Set (or replace) the profile's username and password, to sign in on other devices; "
+    "the profile's other tokens stop working",
     response_model=MyProfileOut,
-    responses=_errors(401, 409, 413, 422),
+    responses=_errors(401, 403, 409, 413, 422, 503),
     openapi_extra=request_body("Credentials", CREDENTIALS),
 )
 async def set_credentials(
@@ -356,8 +362,9 @@ async def set_credentials(
     if oversize is not None:
         raise oversize
     auth = await profiles.authenticate(token)
+    await _limits(request).check_credentials_change(auth.profile_id, client_address(request.scope))
     data = parse(CREDENTIALS, body)
-    return ORJSONResponse(await profiles.set_credentials(auth, data.username, data.password))
+    return ORJSONResponse(await profiles.set_credentials(auth, data.username, data.password, data.current_password))
 
 
 @router.get(
@@ -405,7 +412,7 @@ async def get_rating_history(
     status_code=201,
     summary="Sign in: a new token for the profile with this username and password",
     response_model=ProfileCreated,
-    responses=_errors(401, 413, 422),
+    responses=_errors(401, 413, 422, 503),
     openapi_extra=request_body("SignIn", SIGN_IN),
 )
 async def sign_in(request: Request, profiles: ProfilesDep, settings: SettingsDep) -> Response:
@@ -415,9 +422,14 @@ async def sign_in(request: Request, profiles: ProfilesDep, settings: SettingsDep
     data = parse(SIGN_IN, body)
     limits, address = _limits(request), client_address(request.scope)
     username = data.username.strip().casefold()
-    await limits.reserve_sign_in(address, username)  # a failed sign-in, reserved before the check
-    signed_in = await profiles.sign_in(data.username, data.password)
+    await limits.reserve_sign_in(address, username)  # a failure and a success reserved before the check
+    try:
+        signed_in = await profiles.sign_in(data.username, data.password)
+    except DomainError:  # server_busy: the password was not checked
+        await limits.sign_in_not_checked(address, username)
+        raise
     if signed_in is None:
+        await limits.sign_in_failed(address, username)
         raise DomainError("unauthorized", "wrong username or password")
     await limits.sign_in_succeeded(address, username)
     profile, token = signed_in
@@ -433,6 +445,18 @@ async def sign_in(request: Request, profiles: ProfilesDep, settings: SettingsDep
 async def sign_out(profiles: ProfilesDep, token: ProfileTokenDep) -> Response:
     auth = await profiles.authenticate(token)
     await profiles.sign_out(auth)
+    return Response(status_code=204)
+
+
+@router.delete(
+    "/sessions",
+    status_code=204,
+    summary="Sign out everywhere: every token of the profile stops working, this one included",
+    responses=_errors(401),
+)
+async def sign_out_everywhere(profiles: ProfilesDep, token: ProfileTokenDep) -> Response:
+    auth = await profiles.authenticate(token)
+    await profiles.sign_out_everywhere(auth)
     return Response(status_code=204)
 
 

@@ -43,8 +43,15 @@ _DETAIL = {
     "lookup": "too many unknown room codes from this address",
     "room": "too many rooms created from this address",
     "profile": "too many profiles made from this address",
-    "sign-in-user": "too many failed sign-ins; try again later",
+    **{
+        f"sign-in-pair-{span}": "too many failed sign-ins for this username from this address; try again later"
+        for span in ("1m", "10m", "1h", "1d")
+    },
     "sign-in-address": "too many failed sign-ins; try again later",
+    "signed-in-user": "too many sign-ins for this username; try again later",
+    "signed-in-address": "too many sign-ins from this address; try again later",
+    "credentials-profile": "too many username or password changes for this profile; try again later",
+    "credentials-address": "too many username or password changes from this address; try again later",
     "push": "too many push subscription changes for this seat; slow down",
 }
 
@@ -61,8 +68,17 @@ class RateLimits:
         self._lookup = Window("lookup", settings.lookup_failures_per_minute, 60.0)
         self._room = Window("room", settings.rooms_per_hour, HOUR)
         self._profile = Window("profile", settings.profiles_per_hour, HOUR)
-        self._sign_in_user = Window("sign-in-user", settings.sign_in_failures_per_username, HOUR)
+        # failed sign-ins per (address, username): a ladder of windows, so the waits grow as failures go on
+        first = settings.sign_in_failures_per_minute
+        self._sign_in_ladder = [
+            Window(f"sign-in-pair-{name}", first * times, seconds)
+            for name, times, seconds in (("1m", 1, 60.0), ("10m", 2, 600.0), ("1h", 4, HOUR), ("1d", 8, 24 * HOUR))
+        ]
         self._sign_in_address = Window("sign-in-address", settings.sign_in_failures_per_address, HOUR)
+        self._signed_in_user = Window("signed-in-user", settings.sign_ins_per_hour, HOUR)
+        self._signed_in_address = Window("signed-in-address", settings.sign_ins_per_hour, HOUR)
+        self._credentials_profile = Window("credentials-profile", settings.credential_changes_per_hour, HOUR)
+        self._credentials_address = Window("credentials-address", settings.credential_changes_per_hour, HOUR)
         self._push = Window("push", settings.push_subscriptions_per_minute, 60.0)
         self._sockets_per_address = settings.sockets_per_address
         self._sockets: Counter[str] = Counter()
@@ -135,29 +151,61 @@ class RateLimits:
 
     # -- sign-in guessing ---------------------------------------------------------------------
 
+    def _sign_in_steps(self, client: str, username: str) -> tuple[list[Step], list[Step]]:
+        """(the failure steps, the success steps) of one sign-in."""
+        pair = f"{client} {username}"
+        failures = [Step("hit", window, pair) for window in self._sign_in_ladder]
+        failures.append(Step("hit", self._sign_in_address, client))
+        successes = [Step("hit", self._signed_in_user, username), Step("hit", self._signed_in_address, client)]
+        return failures, successes
+
     async def reserve_sign_in(self, client: str, username: str) -> None:
-        """``rate_limited`` while the username or the address has used up its
-        budget of failed sign-ins (per hour), else one failed sign-in is
-        reserved on both budgets before the password is checked: hand it back
-        with :meth:`sign_in_succeeded`. Reserved before the check, so
-        concurrent guesses cannot overshoot the budget."""
+        """``rate_limited`` while this address has used up its failed sign-ins
+        for this username (a ladder of windows: the waits grow as failures go
+        on, and another address is not held back), or its failed sign-ins
+        overall, or the sign-ins per username or address; else one failure
+        and one success are reserved on every budget before the password is
+        checked: :meth:`sign_in_succeeded` or :meth:`sign_in_failed` hands
+        back the one that did not happen. Reserved before the check, so
+        concurrent guesses cannot overshoot a budget."""
         if not self.enabled:
             return
-        user = Step("hit", self._sign_in_user, username)
-        address = Step("hit", self._sign_in_address, client)
+        failures, successes = self._sign_in_steps(client, username)
+        steps = failures + successes
         try:
-            refused = await self._shared.take([user, address])
-            if refused is not None and refused.step is address:  # the username's reservation was taken
-                await self._shared.take([Step("refund", self._sign_in_user, username)])
+            refused = await self._shared.take(steps)
+            if refused is not None:  # the steps before the refused one were taken: hand them back
+                taken = steps[: steps.index(refused.step)]
+                if taken:
+                    await self._shared.take([Step("refund", step.window, step.key) for step in taken])
         except Exception as error:  # a limiter that is down must not lock everyone out
             log.warning("rate limiter unavailable (%r); allowing", error)
             return
         if refused is not None:
             raise DomainError("rate_limited", _DETAIL[refused.step.window.name], retry_after=refused.retry_after)
 
+    async def _hand_back(self, steps: list[Step]) -> None:
+        await self._take(*(Step("refund", step.window, step.key) for step in steps))
+
     async def sign_in_succeeded(self, client: str, username: str) -> None:
-        """The reserved sign-in was right: it does not count against either budget."""
-        await self._take(Step("refund", self._sign_in_user, username), Step("refund", self._sign_in_address, client))
+        """The reserved sign-in was right: it is no failure (it stays a sign-in)."""
+        await self._hand_back(self._sign_in_steps(client, username)[0])
+
+    async def sign_in_failed(self, client: str, username: str) -> None:
+        """The reserved sign-in was wrong: it is no sign-in (it stays a failure)."""
+        await self._hand_back(self._sign_in_steps(client, username)[1])
+
+    async def sign_in_not_checked(self, client: str, username: str) -> None:
+        """The password could not be checked (``server_busy``): neither counts."""
+        failures, successes = self._sign_in_steps(client, username)
+        await self._hand_back(failures + successes)
+
+    async def check_credentials_change(self, profile_id: str, client: str) -> None:
+        """``rate_limited`` past ``credential_changes_per_hour`` changes by one profile or from one address
+        (each attempt counts, a ``username_taken`` answer too: the taken-username oracle is throttled)."""
+        await self._take(
+            Step("hit", self._credentials_profile, profile_id), Step("hit", self._credentials_address, client)
+        )
 
     # -- room-code probing -----------------------------------------------------------------
 

@@ -64,12 +64,14 @@ class ErrorCode(StrEnum):
     CHAT_INVALID = "chat_invalid"
     # profiles
     USERNAME_TAKEN = "username_taken"
+    WRONG_PASSWORD = "wrong_password"
     # turn notifications (app.notify)
     INVALID_SUBSCRIPTION = "invalid_subscription"
     TOO_MANY_SUBSCRIPTIONS = "too_many_subscriptions"
     PUSH_UNAVAILABLE = "push_unavailable"
     # the server
     STRATEGY_UNAVAILABLE = "strategy_unavailable"
+    SERVER_BUSY = "server_busy"
     HTTP_ERROR = "http_error"
     INTERNAL_ERROR = "internal_error"
 
@@ -83,6 +85,7 @@ STATUS = {
     "chat_disabled": 403,
     "muted": 403,
     "removed_from_room": 403,
+    "wrong_password": 403,
     "room_not_found": 404,
     "game_not_found": 404,
     "player_not_found": 404,
@@ -104,6 +107,7 @@ STATUS = {
     "internal_error": 500,
     "strategy_unavailable": 503,
     "push_unavailable": 503,
+    "server_busy": 503,
 }
 """Every other code (the rules' refusals, ``room_full``, ``stale_version``...) is a 409."""
 

@@ -33,6 +33,7 @@ const SHELL = [
   'static/js/notify.js',
   'static/js/feel.js',
   'static/js/storage.js',
+  'static/js/account.js',
   'static/vendor/qrcode-generator/qrcode.mjs',
   'static/sdk/index.js',
   'static/sdk/codes.js',

@@ -58,12 +58,14 @@ export const ErrorCode = Object.freeze({
   CHAT_TOO_LONG: 'chat_too_long',
   CHAT_INVALID: 'chat_invalid',
   USERNAME_TAKEN: 'username_taken',
+  WRONG_PASSWORD: 'wrong_password',
   // turn notifications
   INVALID_SUBSCRIPTION: 'invalid_subscription',
   TOO_MANY_SUBSCRIPTIONS: 'too_many_subscriptions',
   PUSH_UNAVAILABLE: 'push_unavailable',
   // the server
   STRATEGY_UNAVAILABLE: 'strategy_unavailable',
+  SERVER_BUSY: 'server_busy',
   HTTP_ERROR: 'http_error',
   INTERNAL_ERROR: 'internal_error',
 });

@@ -57,10 +57,12 @@ class ErrorCode(StrEnum):
     CHAT_TOO_LONG = "chat_too_long"
     CHAT_INVALID = "chat_invalid"
     USERNAME_TAKEN = "username_taken"
+    WRONG_PASSWORD = "wrong_password"
     INVALID_SUBSCRIPTION = "invalid_subscription"
     TOO_MANY_SUBSCRIPTIONS = "too_many_subscriptions"
     PUSH_UNAVAILABLE = "push_unavailable"
     STRATEGY_UNAVAILABLE = "strategy_unavailable"
+    SERVER_BUSY = "server_busy"
     HTTP_ERROR = "http_error"
     INTERNAL_ERROR = "internal_error"
 
