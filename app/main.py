@@ -15,6 +15,7 @@ from fastapi import FastAPI
 
 from app.analysis.service import AnalysisService
 from app.analysis.workers import ReviewPool
+from app.api.accounts import router as accounts_router
 from app.api.chat import router as chat_router
 from app.api.cors import Cors
 from app.api.openapi import openapi_document
@@ -206,7 +207,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(probes)  # /api/health, /api/ready, /metrics: no request budget
     app.include_router(router)
     app.include_router(chat_router)  # /api/rooms/{code}/chat, .../players/{id}/mute (app.api.chat)
-    app.include_router(profiles_router)  # /api/profiles, /api/sessions, /api/leaderboards (app.api.profiles)
+    app.include_router(profiles_router)  # /api/profiles, /api/leaderboards (app.api.profiles)
+    app.include_router(accounts_router)  # /api/profiles/me/credentials, /api/sessions (app.api.accounts)
     app.include_router(push_router)  # /api/push/key, /api/rooms/{code}/players/{id}/push (app.api.push)
     # X-Request-ID, log context, request log line, HTTP metrics: HTTP only, and
     # inside RoomSockets so a room's socket never passes through it.
