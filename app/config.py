@@ -82,23 +82,59 @@ class Settings(BaseSettings):
     oversize_frames_per_minute: int = Field(
         10,
         ge=1,  # 0 would drop every address, struck or not
-        description="per client address and instance: frames refused as over max_body_bytes (close 1009) "
-        "before its new connections are dropped until the minute is up (429 on sockets behind a proxy)",
+        description="per client address (an IPv6 /64) and instance: frames refused as over max_body_bytes "
+        "(close 1009) before its new connections are dropped for a while (429 on sockets behind a proxy): 5 s the "
+        "first time, twice as long each time it goes on, at most 60 s (docs/api.md, Limits)",
     )
     refusals_per_minute: int = Field(
         120,
         ge=1,  # 0 would drop every address, refused or not
         description="per client address and instance: answers 429 / close 4429 for an address budget (requests, "
-        "failed room lookups, rooms, profiles, sockets) before its new connections are dropped until the minute "
-        "is up, as for oversize frames (a client that waits out Retry-After never gets near it)",
+        "failed room lookups, rooms, profiles, sockets) before its new connections are dropped for a while, as "
+        "for oversize frames (a client that waits out Retry-After never gets near it)",
     )
     rooms_per_hour: int = Field(30, description="per client address: rooms created before 429")
     profiles_per_hour: int = Field(30, description="per client address: profiles created before 429")
-    sign_in_failures_per_username: int = Field(
-        10, description="failed sign-ins (POST /api/sessions) per username and hour before 429"
+    sign_in_failures_per_minute: int = Field(
+        5,
+        ge=1,
+        description="failed sign-ins (POST /api/sessions) per client address and username before 429, in any "
+        "minute; then twice that in 10 minutes, 4 times in an hour, 8 times in a day (growing waits); another "
+        "address is not held back (no lock-out from everywhere)",
     )
     sign_in_failures_per_address: int = Field(
         30, description="failed sign-ins (POST /api/sessions) per client address and hour before 429"
+    )
+    sign_ins_per_hour: int = Field(
+        20,
+        ge=1,
+        description="successful sign-ins per username and per client address an hour before 429 (each one hashes "
+        "a password and makes a token)",
+    )
+    credential_changes_per_hour: int = Field(
+        10,
+        ge=1,
+        description="POST /api/profiles/me/credentials per profile and per client address an hour before 429 "
+        "(answered or refused: username_taken included)",
+    )
+    password_hash_threads: int = Field(
+        1,
+        ge=1,
+        le=16,
+        description="threads hashing and checking passwords (Argon2id), apart from everything else; "
+        "the other cores stay the players'",
+    )
+    password_hashes_in_flight: int = Field(
+        8,
+        ge=1,
+        le=1000,
+        description="per instance: password hashes waiting or running at once; past it a sign-in or credentials "
+        "change is refused 503 server_busy (Retry-After: 1) instead of queueing",
+    )
+    profile_token_idle_days: float = Field(
+        30,
+        gt=0,
+        description="a profile token (a device's, or a sign-in's) unused for this long stops working",
     )
     spectators_per_room: int = Field(
         50, description="per room and instance: sockets without a seat (close 4409 past it)"
@@ -174,9 +210,12 @@ class Settings(BaseSettings):
         description="comma-separated push service hosts a subscription's endpoint may be on (a host or any "
         "subdomain of it; `*` = any): the server posts to these only",
     )
-    push_allow_http: bool = Field(
+    push_test_loopback: bool = Field(
         False,
-        description="accept http:// subscription endpoints (a self-hosted push service, tests); false = https only",
+        description="TESTS ONLY: also accept http:// and https:// subscription endpoints on a loopback address "
+        "literal (127.0.0.0/8, [::1]) on any port, for a push service of the test suite's own; never in production "
+        "(otherwise only https on port 443 of a DNS name in DICECUP_PUSH_ENDPOINT_HOSTS that resolves to public "
+        "addresses only)",
     )
     push_subscriptions_per_minute: int = Field(
         10, description="per seat: subscription changes (PUT/DELETE .../push) before 429"
@@ -184,7 +223,19 @@ class Settings(BaseSettings):
     push_queue_size: int = Field(
         1000, ge=1, description="pushes waiting to be sent; past it a push is dropped (counted in /metrics)"
     )
-    push_timeout: float = Field(10.0, gt=0, description="seconds a push service has to answer one push")
+    push_timeout: float = Field(
+        10.0,
+        gt=0,
+        le=60,
+        description="seconds a push service has to answer one push, all told (of which at most 3 to connect)",
+    )
+    push_senders: int = Field(
+        16,
+        ge=1,
+        le=256,
+        description="per instance: pushes in flight at once (at most 4 of them to one push service, so a slow one "
+        "holds the others' pushes back for nobody)",
+    )
     push_drain_seconds: float = Field(
         5.0,
         ge=0,

@@ -8,12 +8,14 @@ import inspect
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import timedelta
 from typing import Any
 
 from fastapi import FastAPI
 
 from app.analysis.service import AnalysisService
 from app.analysis.workers import ReviewPool
+from app.api.accounts import router as accounts_router
 from app.api.chat import router as chat_router
 from app.api.cors import Cors
 from app.api.openapi import openapi_document
@@ -37,12 +39,14 @@ from app.observability.middleware import RequestObservability
 from app.observability.probes import probes
 from app.observability.wiring import Instruments
 from app.profiles import ProfileService
+from app.profiles.passwords import Hasher
 from app.realtime import Bus, Hub, InProcessBus, RedisBus
 from app.rooms import RoomService
 from app.rooms.bots import Alarm, BotScheduler
 from app.rooms.service import RoomReader
 from app.strategy import StrategyStore
 from app.web import mount_web
+from app.web.headers import SecurityHeaders
 
 DESCRIPTION = """\
 Dicecup keeps game rooms of Yahtzee, Yacht and Scandinavian Yatzy, checks every roll, keep and
@@ -90,6 +94,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         analysis = AnalysisService(db, strategy, reviews)
         # Profiles (app.profiles): each finished game's results, bests and ratings recorded as it is published.
         profiles = ProfileService(db)
+        # Password hashes in threads of their own, a bounded number at once (app.profiles.passwords).
+        profiles.hasher = Hasher(config.password_hash_threads, config.password_hashes_in_flight)
+        profiles.token_idle = timedelta(days=config.profile_token_idle_days)
         # Turn notifications by Web Push (app.notify): a push to each subscription of a seat whose turn
         # starts while it has no socket open on any instance (the hub's presence); sent in the background.
         push: PushService | None = None
@@ -100,9 +107,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 await load_keys(db, config.vapid_private_key.get_secret_value() if config.vapid_private_key else None),
                 subject=config.vapid_subject or _vapid_subject(config.public_url),
                 allowed_hosts=config.push_host_list,
-                allow_http=config.push_allow_http,
+                loopback_for_tests=config.push_test_loopback,
                 queue_size=config.push_queue_size,
                 timeout=config.push_timeout,
+                senders=config.push_senders,
                 drain=config.push_drain_seconds,
                 ttl_untimed=config.push_ttl_untimed,
                 on_outcome=metrics.push,
@@ -157,7 +165,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         sweeper.start()
         visits.start()
         if push is not None:
-            push.start()
+            await push.start()
         await metrics.start()
         # Everything made so far lives as long as the process: move it out of
         # the collector's sight, so a full collection under load walks only
@@ -182,6 +190,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await analysis.close()
             await app.state.limits.close()
             await hub.close()
+            profiles.hasher.close()
             await strategy.close()
             await db.dispose()
 
@@ -199,13 +208,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(probes)  # /api/health, /api/ready, /metrics: no request budget
     app.include_router(router)
     app.include_router(chat_router)  # /api/rooms/{code}/chat, .../players/{id}/mute (app.api.chat)
-    app.include_router(profiles_router)  # /api/profiles, /api/sessions, /api/leaderboards (app.api.profiles)
+    app.include_router(profiles_router)  # /api/profiles, /api/leaderboards (app.api.profiles)
+    app.include_router(accounts_router)  # /api/profiles/me/credentials, /api/sessions (app.api.accounts)
     app.include_router(push_router)  # /api/push/key, /api/rooms/{code}/players/{id}/push (app.api.push)
     # X-Request-ID, log context, request log line, HTTP metrics: HTTP only, and
     # inside RoomSockets so a room's socket never passes through it.
     app.add_middleware(RequestObservability, metrics=metrics)
     app.add_middleware(RoomSockets)  # GET /api/rooms/{code}/ws (see its docstring)
     app.add_middleware(Cors)  # only with DICECUP_CORS_ORIGINS (see app/api/cors.py)
+    # nosniff and no-referrer on every answer; CSP and frame refusal on pages (app.web.headers)
+    app.add_middleware(SecurityHeaders)
     # Add other middleware above this line: TrustedProxies must stay the last
     # added (the outermost), so every layer and limit sees the real client.
     app.add_middleware(TrustedProxies)

@@ -78,7 +78,7 @@ async def run(url: str, push: bool, games: int, service: SlowPushService, seed: 
         bot_delay=0.0,
         strategy_solve=False,
         push=push,
-        push_allow_http=True,
+        push_test_loopback=True,
         push_endpoint_hosts="127.0.0.1",
     )
     app = create_app(settings)

@@ -28,6 +28,7 @@ from collections import OrderedDict
 from collections.abc import Collection, Sequence
 from typing import Any
 
+import orjson
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
@@ -69,8 +70,10 @@ class AnalysisService:
         """Where finished games are reviewed (app.analysis.workers); None: in a worker thread."""
         self._in_progress: dict[tuple[str, int], asyncio.Future[JSON]] = {}
         self._rollouts: dict[Variant, Rollouts] = {}
-        self._chances: OrderedDict[str, tuple[tuple[int, int], JSON]] = OrderedDict()
-        self._computing: dict[tuple[str, int, int], asyncio.Future[JSON]] = {}
+        self._chances: OrderedDict[str, tuple[tuple[int, bytes], JSON]] = OrderedDict()
+        self._computing: dict[tuple[str, int, bytes], asyncio.Future[JSON]] = {}
+        self.computed = 0
+        """Chances computed so far (the cache's misses)."""
         self._followed: OrderedDict[str, float] = OrderedDict()  # room -> when a client last asked
         self._tasks: set[asyncio.Task[Any]] = set()
         self._variances: dict[Variant, FloatArray] = {}
@@ -214,13 +217,17 @@ class AnalysisService:
         _, version, number, raw, winners = row
         if raw is None:
             raise DomainError("game_not_started", "no game has started in this room")
+        # The chances depend on the scorecards alone: a roll, a keep or a
+        # chat moves the room's version but not them, so they are cached per
+        # scorecards (the game's last scored box), not per version.
+        cards = orjson.dumps(raw["scorecards"], option=orjson.OPT_SORT_KEYS)
         cached = self._chances.get(code)
-        if cached is not None and cached[0] == (number, version):
-            return cached[1]
-        key = (code, number, version)
+        if cached is not None and cached[0] == (number, cards):
+            return {**cached[1], "version": version}
+        key = (code, number, cards)
         running = self._computing.get(key)  # a warm-up (or another client) is computing these already
         if running is not None:
-            return await asyncio.shield(running)
+            return {**await asyncio.shield(running), "version": version}
         future: asyncio.Future[JSON] = asyncio.get_running_loop().create_future()
         self._computing[key] = future
         try:
@@ -228,6 +235,7 @@ class AnalysisService:
             advisor = self._advisor(state)
             rollouts = self._rollouts_of(advisor)
             variance = self._variance_of(advisor.variant)
+            self.computed += 1
             data = await asyncio.to_thread(_chances, state, rollouts, number, version, variance, resigned, winners)
         except BaseException as error:
             future.set_exception(error)
@@ -236,7 +244,7 @@ class AnalysisService:
         finally:
             del self._computing[key]
         future.set_result(data)
-        self._chances[code] = ((number, version), data)
+        self._chances[code] = ((number, cards), data)
         self._chances.move_to_end(code)
         while len(self._chances) > CHANCES_CACHED:
             self._chances.popitem(last=False)

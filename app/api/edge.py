@@ -10,7 +10,9 @@ every player for tens of milliseconds. So each frame refused as too big is
 a strike against its address (:class:`GatedWebSocket`), and past the
 minute's budget (``DICECUP_OVERSIZE_FRAMES_PER_MINUTE``) the address's new
 connections are aborted the moment they are made (:class:`GatedHttp`),
-before a byte is read: about 0.035 ms each. The same gate drops an address
+before a byte is read: about 0.035 ms each. For a few seconds the first
+time, longer only if the address keeps at it (:mod:`app.api.gate`): one
+address may be a whole household or school. The same gate drops an address
 that keeps knocking after being refused for its budget (429, close 4429;
 ``DICECUP_REFUSALS_PER_MINUTE``): a room-code prober's every socket is a
 whole handshake otherwise. A trusted proxy's connections

@@ -1,16 +1,18 @@
-"""The profiles API (``docs/api.md``, "Profiles"): profiles, sign-in, taking
-back a seat, stats, leaderboards, history, export and deletion. Same router
-conventions as :mod:`app.api.routes`: every request counts against its
-address's budget, bodies are read by the route (413, then 401, then 422)."""
+"""The profiles API (``docs/api.md``, "Profiles"): profiles, taking back a
+seat, stats, leaderboards, history, export and deletion (credentials and
+signing in and out: :mod:`app.api.accounts`). Same router conventions as
+:mod:`app.api.routes`: every request counts against its address's budget,
+bodies are read by the route (413, then 401, then 422)."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
-from pydantic import BaseModel, Field, StringConstraints, TypeAdapter
+from pydantic import BaseModel, Field, TypeAdapter
 
 from app.rooms import DomainError
+from app.rooms.names import normalize_name
 from app.rooms.secrets import possible_player_id
 
 from . import schemas
@@ -30,42 +32,17 @@ router = APIRouter(
 
 # -- bodies ---------------------------------------------------------------------------------------
 
-Username = Annotated[
-    str,
-    StringConstraints(min_length=3, max_length=32, pattern=r"^[A-Za-z0-9_.-]+$"),
-    Field(description="3-32 letters, digits, `_`, `.` or `-`; compared case-insensitively", examples=["ana_k"]),
-]
-Password = Annotated[
-    str,
-    StringConstraints(min_length=8, max_length=128),
-    Field(description="8-128 characters", examples=["correct horse battery"]),
-]
-
 
 class CreateProfile(schemas._Body):
-    name: schemas.Name
+    name: schemas.PlayerName
 
 
 class Rename(schemas._Body):
-    name: schemas.Name
-
-
-class Credentials(schemas._Body):
-    username: Username
-    password: Password
-
-
-class SignIn(schemas._Body):
-    """Bounded like :class:`Credentials` but checked only against the stored ones."""
-
-    username: Annotated[str, StringConstraints(min_length=1, max_length=64)]
-    password: Annotated[str, StringConstraints(min_length=1, max_length=128)]
+    name: schemas.PlayerName
 
 
 CREATE_PROFILE = TypeAdapter(CreateProfile)
 RENAME = TypeAdapter(Rename)
-CREDENTIALS = TypeAdapter(Credentials)
-SIGN_IN = TypeAdapter(SignIn)
 
 # -- responses ------------------------------------------------------------------------------------
 
@@ -281,8 +258,9 @@ async def create_profile(request: Request, profiles: ProfilesDep, settings: Sett
     if oversize is not None:
         raise oversize
     data = parse(CREATE_PROFILE, body)
+    name = normalize_name(data.name)  # a seat's rules (docs/api.md, Names): no bidi tricks, no blanks
     await _limits(request).check_profile_creation(client_address(request.scope))
-    profile, token = await profiles.create(data.name)
+    profile, token = await profiles.create(name)
     return ORJSONResponse({"profile": profile, "token": token}, status_code=201)
 
 
@@ -310,7 +288,7 @@ async def rename_me(request: Request, profiles: ProfilesDep, settings: SettingsD
         raise oversize
     auth = await profiles.authenticate(token)
     data = parse(RENAME, body)
-    return ORJSONResponse(await profiles.rename(auth, data.name))
+    return ORJSONResponse(await profiles.rename(auth, normalize_name(data.name)))
 
 
 @router.delete(
@@ -345,24 +323,6 @@ async def export_me(profiles: ProfilesDep, token: ProfileTokenDep) -> Response:
 async def my_games(profiles: ProfilesDep, token: ProfileTokenDep, offset: Offset = 0, limit: Limit = 25) -> Response:
     auth = await profiles.authenticate(token)
     return ORJSONResponse(await profiles.games(auth, offset, limit))
-
-
-@router.post(
-    "/profiles/me/credentials",
-    summary="Set (or replace) the profile's username and password, to sign in on other devices",
-    response_model=MyProfileOut,
-    responses=_errors(401, 409, 413, 422),
-    openapi_extra=request_body("Credentials", CREDENTIALS),
-)
-async def set_credentials(
-    request: Request, profiles: ProfilesDep, settings: SettingsDep, token: ProfileTokenDep
-) -> Response:
-    body, oversize = await capped_body(request, settings.max_body_bytes)
-    if oversize is not None:
-        raise oversize
-    auth = await profiles.authenticate(token)
-    data = parse(CREDENTIALS, body)
-    return ORJSONResponse(await profiles.set_credentials(auth, data.username, data.password))
 
 
 @router.get(
@@ -403,42 +363,6 @@ async def get_rating_history(
     limit: Annotated[int, Query(ge=1, le=1000, description="changes per page")] = 100,
 ) -> Response:
     return ORJSONResponse(await profiles.rating_history(profile_id, ruleset, offset, limit))
-
-
-@router.post(
-    "/sessions",
-    status_code=201,
-    summary="Sign in: a new token for the profile with this username and password",
-    response_model=ProfileCreated,
-    responses=_errors(401, 413, 422),
-    openapi_extra=request_body("SignIn", SIGN_IN),
-)
-async def sign_in(request: Request, profiles: ProfilesDep, settings: SettingsDep) -> Response:
-    body, oversize = await capped_body(request, settings.max_body_bytes)
-    if oversize is not None:
-        raise oversize
-    data = parse(SIGN_IN, body)
-    limits, address = _limits(request), client_address(request.scope)
-    username = data.username.strip().casefold()
-    await limits.reserve_sign_in(address, username)  # a failed sign-in, reserved before the check
-    signed_in = await profiles.sign_in(data.username, data.password)
-    if signed_in is None:
-        raise DomainError("unauthorized", "wrong username or password")
-    await limits.sign_in_succeeded(address, username)
-    profile, token = signed_in
-    return ORJSONResponse({"profile": profile, "token": token}, status_code=201)
-
-
-@router.delete(
-    "/sessions/current",
-    status_code=204,
-    summary="Sign out: the token sent stops working",
-    responses=_errors(401),
-)
-async def sign_out(profiles: ProfilesDep, token: ProfileTokenDep) -> Response:
-    auth = await profiles.authenticate(token)
-    await profiles.sign_out(auth)
-    return Response(status_code=204)
 
 
 @router.post(

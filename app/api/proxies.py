@@ -11,6 +11,8 @@ app serve``; this middleware applies however the app is served.
 
 from __future__ import annotations
 
+import ipaddress
+
 from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware, _TrustedHosts
 
@@ -47,7 +49,24 @@ def trusted_peers(trusted: list[str]) -> _TrustedHosts:
     return _TrustedHosts(trusted)
 
 
+def limit_key(address: str) -> str:
+    """The key the per-address limits count ``address`` under: an IPv6
+    address's /64 (one subscriber's, as an IPv4 address is: a client that
+    picks a new address in it for each request is still one client), an
+    IPv4-mapped IPv6 address as its IPv4 address, anything else as it is."""
+    try:
+        parsed = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return address
+    if isinstance(parsed, ipaddress.IPv6Address):
+        if parsed.ipv4_mapped is not None:
+            return str(parsed.ipv4_mapped)
+        return str(ipaddress.IPv6Network((int(parsed) >> 64 << 64, 64)))
+    return address
+
+
 def client_address(scope: Scope) -> str:
-    """The client's address as the limits see it (after :class:`TrustedProxies`)."""
+    """The client's address as the limits see it (after :class:`TrustedProxies`):
+    its :func:`limit_key` (an IPv6 address's /64)."""
     client = scope.get("client")
-    return str(client[0]) if client else "unknown"
+    return limit_key(str(client[0])) if client else "unknown"

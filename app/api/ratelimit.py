@@ -35,7 +35,8 @@ from collections import Counter
 from app.config import Settings
 from app.rooms import DomainError
 
-from .proxies import trusted_peers
+from .gate import Gate
+from .proxies import limit_key, trusted_peers
 from .windows import LocalWindows, RedisWindows, Step, Window, Windows
 
 log = logging.getLogger("dicecup.api")
@@ -53,8 +54,15 @@ _DETAIL = {
     "lookup": "too many unknown room codes from this address",
     "room": "too many rooms created from this address",
     "profile": "too many profiles made from this address",
-    "sign-in-user": "too many failed sign-ins; try again later",
+    **{
+        f"sign-in-pair-{span}": "too many failed sign-ins for this username from this address; try again later"
+        for span in ("1m", "10m", "1h", "1d")
+    },
     "sign-in-address": "too many failed sign-ins; try again later",
+    "signed-in-user": "too many sign-ins for this username; try again later",
+    "signed-in-address": "too many sign-ins from this address; try again later",
+    "credentials-profile": "too many username or password changes for this profile; try again later",
+    "credentials-address": "too many username or password changes from this address; try again later",
     "push": "too many push subscription changes for this seat; slow down",
 }
 
@@ -74,13 +82,23 @@ class RateLimits:
         self._lookup = Window("lookup", settings.lookup_failures_per_minute, 60.0)
         self._room = Window("room", settings.rooms_per_hour, HOUR)
         self._profile = Window("profile", settings.profiles_per_hour, HOUR)
-        self._sign_in_user = Window("sign-in-user", settings.sign_in_failures_per_username, HOUR)
+        # failed sign-ins per (address, username): a ladder of windows, so the waits grow as failures go on
+        first = settings.sign_in_failures_per_minute
+        self._sign_in_ladder = [
+            Window(f"sign-in-pair-{name}", first * times, seconds)
+            for name, times, seconds in (("1m", 1, 60.0), ("10m", 2, 600.0), ("1h", 4, HOUR), ("1d", 8, 24 * HOUR))
+        ]
         self._sign_in_address = Window("sign-in-address", settings.sign_in_failures_per_address, HOUR)
+        self._signed_in_user = Window("signed-in-user", settings.sign_ins_per_hour, HOUR)
+        self._signed_in_address = Window("signed-in-address", settings.sign_ins_per_hour, HOUR)
+        self._credentials_profile = Window("credentials-profile", settings.credential_changes_per_hour, HOUR)
+        self._credentials_address = Window("credentials-address", settings.credential_changes_per_hour, HOUR)
         self._push = Window("push", settings.push_subscriptions_per_minute, 60.0)
         self._sockets_per_address = settings.sockets_per_address
         self._sockets: Counter[str] = Counter()
         self._oversize = Window("oversize", settings.oversize_frames_per_minute, 60.0)
         self._refused = Window("refused", settings.refusals_per_minute, 60.0)
+        self._gate = Gate()
         # the windows keyed by a client's address: a refusal of one is a strike against the address
         self._per_address = {w.name for w in (self._request, self._lookup, self._room, self._profile)}
         self._proxies = trusted_peers(settings.trusted_proxy_list)
@@ -165,29 +183,61 @@ class RateLimits:
 
     # -- sign-in guessing ---------------------------------------------------------------------
 
+    def _sign_in_steps(self, client: str, username: str) -> tuple[list[Step], list[Step]]:
+        """(the failure steps, the success steps) of one sign-in."""
+        pair = f"{client} {username}"
+        failures = [Step("hit", window, pair) for window in self._sign_in_ladder]
+        failures.append(Step("hit", self._sign_in_address, client))
+        successes = [Step("hit", self._signed_in_user, username), Step("hit", self._signed_in_address, client)]
+        return failures, successes
+
     async def reserve_sign_in(self, client: str, username: str) -> None:
-        """``rate_limited`` while the username or the address has used up its
-        budget of failed sign-ins (per hour), else one failed sign-in is
-        reserved on both budgets before the password is checked: hand it back
-        with :meth:`sign_in_succeeded`. Reserved before the check, so
-        concurrent guesses cannot overshoot the budget."""
+        """``rate_limited`` while this address has used up its failed sign-ins
+        for this username (a ladder of windows: the waits grow as failures go
+        on, and another address is not held back), or its failed sign-ins
+        overall, or the sign-ins per username or address; else one failure
+        and one success are reserved on every budget before the password is
+        checked: :meth:`sign_in_succeeded` or :meth:`sign_in_failed` hands
+        back the one that did not happen. Reserved before the check, so
+        concurrent guesses cannot overshoot a budget."""
         if not self.enabled:
             return
-        user = Step("hit", self._sign_in_user, username)
-        address = Step("hit", self._sign_in_address, client)
+        failures, successes = self._sign_in_steps(client, username)
+        steps = failures + successes
         try:
-            refused = await self._shared.take([user, address])
-            if refused is not None and refused.step is address:  # the username's reservation was taken
-                await self._shared.take([Step("refund", self._sign_in_user, username)])
+            refused = await self._shared.take(steps)
+            if refused is not None:  # the steps before the refused one were taken: hand them back
+                taken = steps[: steps.index(refused.step)]
+                if taken:
+                    await self._shared.take([Step("refund", step.window, step.key) for step in taken])
         except Exception as error:
             self._unavailable(error)
             return
         if refused is not None:
             raise DomainError("rate_limited", _DETAIL[refused.step.window.name], retry_after=refused.retry_after)
 
+    async def _hand_back(self, steps: list[Step]) -> None:
+        await self._take(*(Step("refund", step.window, step.key) for step in steps))
+
     async def sign_in_succeeded(self, client: str, username: str) -> None:
-        """The reserved sign-in was right: it does not count against either budget."""
-        await self._take(Step("refund", self._sign_in_user, username), Step("refund", self._sign_in_address, client))
+        """The reserved sign-in was right: it is no failure (it stays a sign-in)."""
+        await self._hand_back(self._sign_in_steps(client, username)[0])
+
+    async def sign_in_failed(self, client: str, username: str) -> None:
+        """The reserved sign-in was wrong: it is no sign-in (it stays a failure)."""
+        await self._hand_back(self._sign_in_steps(client, username)[1])
+
+    async def sign_in_not_checked(self, client: str, username: str) -> None:
+        """The password could not be checked (``server_busy``): neither counts."""
+        failures, successes = self._sign_in_steps(client, username)
+        await self._hand_back(failures + successes)
+
+    async def check_credentials_change(self, profile_id: str, client: str) -> None:
+        """``rate_limited`` past ``credential_changes_per_hour`` changes by one profile or from one address
+        (each attempt counts, a ``username_taken`` answer too: the taken-username oracle is throttled)."""
+        await self._take(
+            Step("hit", self._credentials_profile, profile_id), Step("hit", self._credentials_address, client)
+        )
 
     # -- room-code probing -----------------------------------------------------------------
 
@@ -223,35 +273,38 @@ class RateLimits:
 
     def oversize_frame(self, client: str) -> None:
         """``client`` sent a frame or message over the size limit (closed 1009): a strike."""
-        if self.enabled:
-            self._local.hit(self._oversize, client)
+        self._strike(self._oversize, client, "too many frames over the size limit")
 
     def refused(self, client: str) -> None:
         """``client`` was refused for an address budget (429, close 4429): a
         strike. A client that waits out ``Retry-After`` gets a few; one that
         keeps knocking (a prober) soon has its connections dropped."""
-        if self.enabled:
-            self._local.hit(self._refused, client)
+        self._strike(self._refused, client, "too many requests refused for its budgets")
+
+    def _strike(self, window: Window, client: str, why: str) -> None:
+        """One strike; the strike that uses up the minute's budget closes the gate on the address (:mod:`.gate`)."""
+        if not self.enabled:
+            return
+        self._local.hit(window, client)
+        if self._local.take_now((Step("test", window, client),)) is not None:
+            self._gate.close(client, why)
 
     def dropping(self, client: str) -> int | None:
-        """Seconds until ``client`` may connect again, while it has used up its
-        minute's budget of oversize frames or of refusals; ``None`` if it may
-        connect now."""
+        """Seconds until ``client`` may connect again, while the gate is
+        closed on it (:mod:`.gate`: a few seconds the first time it used up
+        its minute's budget of oversize frames or of refusals, longer if it
+        keeps doing so); ``None`` if it may connect now."""
         if not self.enabled:
             return None
-        waits = [
-            refused.retry_after
-            for window in (self._oversize, self._refused)
-            if (refused := self._local.take_now((Step("test", window, client),))) is not None
-        ]
-        return max(waits) if waits else None
+        return self._gate.closed(client)
 
     def drop_connection(self, peer: str) -> bool:
         """The edge's check on a new TCP connection from ``peer``, before it
-        reads a byte (``app.api.edge``): true while the peer is
-        :meth:`dropping`, unless it is a trusted proxy (its connections carry
-        other clients; those are refused after the handshake's headers)."""
-        return self.dropping(peer) is not None and peer not in self._proxies
+        reads a byte (``app.api.edge``): true while the peer (its /64, for
+        IPv6) is :meth:`dropping`, unless it is a trusted proxy (its
+        connections carry other clients; those are refused after the
+        handshake's headers)."""
+        return self.dropping(limit_key(peer)) is not None and peer not in self._proxies
 
     def forget_socket(self, socket_id: int) -> None:
         """A closed socket's flood-guard window goes at once (not a second later)."""

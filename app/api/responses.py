@@ -67,7 +67,7 @@ def install_error_handlers(app: FastAPI) -> None:
         headers = None
         if exc.status == 429:  # every 429 says when to come back (1 s unless the limit knows better)
             headers = {"Retry-After": str(exc.retry_after or 1)}
-        elif exc.status == 503 and exc.retry_after is not None:
+        elif exc.retry_after is not None:  # a 503 server_busy: come back in a moment
             headers = {"Retry-After": str(exc.retry_after)}
         return error_response(exc.status, exc.code, exc.detail, headers, **extra)
 

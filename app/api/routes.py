@@ -180,7 +180,7 @@ async def get_room(code: Code, request: Request, service: ServiceDep) -> Respons
     status_code=201,
     summary="Take a seat (between games only)",
     response_model=schemas.Joined,
-    responses=_errors(401, 404, 409, 413, 422),
+    responses=_errors(401, 403, 404, 409, 413, 422),
     openapi_extra=request_body("JoinRoom", JOIN),
 )
 async def join_room(

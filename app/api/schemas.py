@@ -68,7 +68,8 @@ ClientId = Annotated[
 Box = Annotated[
     str, StringConstraints(min_length=1, max_length=32), _NO_CONTROL, _PATTERN, Field(examples=["full_house"])
 ]
-Position = Annotated[int, Field(ge=0, le=4)]
+Position = Annotated[StrictInt, Field(ge=0, le=4)]
+"""A die's position: a JSON integer (``"0"``, ``0.0`` or ``true`` is a wrong type: 422)."""
 Ruleset = Literal["yahtzee", "yacht", "yatzy"]
 Level = Literal["optimal", "strong", "casual", "beginner", "greedy"]
 BotSpeed = Literal["slow", "normal", "fast", "instant"]
@@ -196,6 +197,9 @@ Positions = Annotated[list[Position], Field(max_length=5, json_schema_extra={"un
 
 
 class _Action(_Body):
+    # strict: a JSON value of the wrong type is refused (422), never converted
+    model_config = ConfigDict(extra="forbid", strict=True)
+
     expected_version: int | None = Field(
         None, ge=0, le=MAX_INT, description="refused with stale_version if the room moved on"
     )

@@ -28,6 +28,7 @@ from app.config import sqlite_path
 
 from .actions import Decide, WouldWait, Write, init_pg_connection, pg_act, reset_pg_connection, sqlite_act
 from .checkpoints import Checkpointer
+from .files import private_sqlite_files
 from .writelock import WriteLock
 
 
@@ -69,7 +70,7 @@ class Database:
             path = sqlite_path(url)
             if path is None:  # each connection would get a database of its own
                 raise ValueError("an in-memory SQLite database cannot be shared by the server's connections")
-            path.parent.mkdir(parents=True, exist_ok=True)
+            private_sqlite_files(path)  # 0600: it holds keys, secrets and password hashes
         else:
             engine_args.setdefault("pool_size", 10)
             engine_args.setdefault("max_overflow", 20)

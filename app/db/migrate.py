@@ -9,6 +9,8 @@ from alembic.config import Config
 
 from app.config import sqlite_path
 
+from .files import private_sqlite_files
+
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 # A non-editable install (wheel, Docker image) carries them here (setup.py's build step).
 PACKAGED = Path(__file__).resolve().parent / "_migrations"
@@ -41,7 +43,7 @@ def upgrade(database_url: str, revision: str = "head") -> None:
     it before the event loop starts, or in a thread."""
     path = sqlite_path(database_url) if database_url.startswith("sqlite") else None
     if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_sqlite_files(path)
     command.upgrade(alembic_config(database_url), revision)
 
 

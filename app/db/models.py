@@ -102,6 +102,8 @@ class Player(Base):
     """Resigned from the current game: the autopilot finishes their scorecard and they cannot win."""
     muted: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     """The host muted the seat's chat (``app.chat``): its chat is refused with ``muted``."""
+    removed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    """When the host removed the seat from the room (``app.rooms.rejoin``); null if it left by itself."""
 
     @property
     def resigned(self) -> bool:
@@ -201,6 +203,8 @@ class ProfileToken(Base):
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     kind: Mapped[str] = mapped_column(String(16))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    last_used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=utcnow)
+    """When the token was last used (written at most every few minutes); idle too long, it stops working."""
 
 
 class ProfileCredential(Base):

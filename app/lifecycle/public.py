@@ -126,8 +126,8 @@ class PublicRooms:
             except DomainError as refused:
                 if refused.code in ("room_full", "game_in_progress", "room_closed", "room_not_found"):
                     continue  # another quick play took the last seat first
-                if refused.code == "name_taken":
-                    continue  # someone there has this name: another room, or a new one
+                if refused.code in ("name_taken", "removed_from_room"):
+                    continue  # someone there has this name, or its host removed us: another room, or a new one
                 raise
             return await service.get_room(code), player, token, False
         if before_create is not None:

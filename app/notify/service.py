@@ -27,13 +27,11 @@ import logging
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Protocol
-from urllib.parse import urlsplit
+from typing import Protocol
 
 import orjson
+from aiohttp.abc import AbstractResolver
 from cryptography.hazmat.primitives.asymmetric import ec
-from pywebpush import WebPushException, webpush
-from requests import RequestException
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import IntegrityError
 
@@ -44,14 +42,17 @@ from app.rooms import DomainError
 from app.rooms.types import Publisher, Seat
 from app.rooms.views import JSON
 
+from .endpoints import Endpoint, EndpointRefused, NonPublicAddress, parse_endpoint
 from .keys import VapidKeys, unb64url
+from .sender import PushSender
 
 log = logging.getLogger("dicecup.notify")
 
 MAX_PER_SEAT = 5
 """Subscriptions a seat may hold (a few browsers or devices)."""
 WORKERS = 2
-"""Pushes sent at once by each instance."""
+"""Turns claimed at once by each instance (their pushes are then sent in the
+background, ``senders`` at a time: :mod:`.sender`)."""
 MIN_TTL = 60
 """A timed turn's push lives at least this long (seconds)."""
 
@@ -86,31 +87,19 @@ def _language(code: str) -> Language:
         return Language.EN
 
 
-def _host_allowed(host: str, allowed: Sequence[str]) -> bool:
-    return any(item == "*" or host == item or host.endswith("." + item) for item in allowed)
-
-
-def check_subscription(sub: Subscription, allowed_hosts: Sequence[str], allow_http: bool) -> None:
-    """``invalid_subscription`` unless ``sub`` is one the server will post to:
-    an https (or, if allowed, http) URL on an allowed push service host, a
-    P-256 public key (65 bytes, uncompressed) and a 16-byte auth secret."""
+def check_subscription(sub: Subscription, allowed_hosts: Sequence[str], loopback_for_tests: bool = False) -> Endpoint:
+    """The endpoint of ``sub`` (parsed: :mod:`.endpoints`), or
+    ``invalid_subscription`` unless ``sub`` is one the server will post to:
+    a plain https URL on port 443 of an allowed push service host, a P-256
+    public key (65 bytes, uncompressed) and a 16-byte auth secret."""
 
     def refuse(detail: str) -> DomainError:
         return DomainError("invalid_subscription", detail)
 
     try:
-        parts = urlsplit(sub.endpoint)
-        host = (parts.hostname or "").lower().rstrip(".")
-        _ = parts.port  # a malformed port raises
-    except ValueError:
-        raise refuse("endpoint is not a URL") from None
-    schemes = ("https", "http") if allow_http else ("https",)
-    if parts.scheme not in schemes:
-        raise refuse(f"endpoint must be an {' or '.join(schemes)} URL")
-    if not host or parts.username is not None or parts.password is not None or parts.fragment:
-        raise refuse("endpoint must be a URL with a host, without credentials or fragment")
-    if not _host_allowed(host, allowed_hosts):
-        raise refuse(f"endpoint host {host!r} is not a push service this server posts to")
+        endpoint = parse_endpoint(sub.endpoint, allowed_hosts, loopback_for_tests)
+    except EndpointRefused as error:
+        raise refuse(str(error)) from None
     try:
         point = unb64url(sub.p256dh)
         auth = unb64url(sub.auth)
@@ -124,6 +113,7 @@ def check_subscription(sub: Subscription, allowed_hosts: Sequence[str], allow_ht
         raise refuse("keys.p256dh is not a point of P-256") from None
     if len(auth) != 16:
         raise refuse("keys.auth is 16 bytes")
+    return endpoint
 
 
 class PushService:
@@ -135,9 +125,11 @@ class PushService:
         *,
         subject: str,
         allowed_hosts: Sequence[str],
-        allow_http: bool = False,
+        loopback_for_tests: bool = False,
         queue_size: int = 1000,
         timeout: float = 10.0,
+        senders: int = 16,
+        dns: AbstractResolver | None = None,
         drain: float = 5.0,
         ttl_untimed: int = 86_400,
         on_outcome: Callable[[str], None] | None = None,
@@ -147,16 +139,20 @@ class PushService:
         self.keys = keys
         self.subject = subject
         self.allowed_hosts = list(allowed_hosts)
-        self.allow_http = allow_http
-        self.timeout = timeout
+        self.loopback_for_tests = loopback_for_tests
+        """Tests only: also post to http(s) endpoints on a loopback address (:mod:`.endpoints`)."""
+        self.sender = PushSender(keys.signer, subject, timeout=timeout, senders=senders, dns=dns)
         self.drain = drain
         """At :meth:`close`, seconds to go on sending what is queued."""
         self.ttl_untimed = ttl_untimed
         self.on_outcome = on_outcome
-        """Told each turn's outcome: ``sent``, ``gone``, ``failed``, ``dropped``, ``connected`` (the metrics)."""
+        """Told each push's outcome: ``sent``, ``gone``, ``failed``, ``refused``, ``dropped``, ``connected``
+        (the metrics)."""
         self.queue: asyncio.Queue[Turn] = asyncio.Queue(queue_size)
         self._workers: list[asyncio.Task[None]] = []
         self._tasks: set[asyncio.Task[None]] = set()
+        self._sends: set[asyncio.Task[None]] = set()
+        """The pushes being sent (:meth:`_deliver`)."""
         self.outcomes: dict[str, int] = {}
 
     @property
@@ -165,14 +161,15 @@ class PushService:
 
     # -- lifetime ----------------------------------------------------------------------------
 
-    def start(self) -> None:
+    async def start(self) -> None:
+        await self.sender.start()
         self._workers = [asyncio.create_task(self._work(), name=f"push-{i}") for i in range(WORKERS)]
 
     async def close(self) -> None:
         """Stop. The pushes already queued (a turn that started just before
         a deploy's restart) are sent first, for at most ``drain`` seconds;
-        those still waiting then are dropped and counted, and a send under
-        way is cut short."""
+        those still waiting then are dropped and counted, and so are the
+        sends under way, cut short."""
         if self._workers and self.drain > 0:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(self.drain):
@@ -183,18 +180,23 @@ class PushService:
             while not self.queue.empty():
                 self.queue.get_nowait()
                 self.queue.task_done()
-        for task in [*self._workers, *self._tasks]:
+        if cut := sum(1 for task in self._sends if not task.done()):
+            log.warning("stopping: cut short %d pushes being sent", cut)
+            self._count("dropped", cut)
+        tasks = [*self._workers, *self._tasks, *self._sends]
+        for task in tasks:
             task.cancel()
-        for task in [*self._workers, *self._tasks]:
+        for task in tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self._workers = []
+        await self.sender.close()
 
     async def idle(self) -> None:
         """Until every queued push has been handled (tests, benchmarks)."""
         await self.queue.join()
-        if self._tasks:
-            await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._tasks or self._sends:  # wait, not gather: a timeout around this must not cancel them
+            await asyncio.wait([*self._tasks, *self._sends])
 
     def _count(self, outcome: str, n: int = 1) -> None:
         self.outcomes[outcome] = self.outcomes.get(outcome, 0) + n
@@ -207,7 +209,7 @@ class PushService:
     async def subscribe(self, seat: Seat, sub: Subscription) -> int:
         """Store (or refresh) ``sub`` for the seat: how many it now has.
         ``invalid_subscription``, ``too_many_subscriptions``; nothing stored then."""
-        check_subscription(sub, self.allowed_hosts, self.allow_http)
+        check_subscription(sub, self.allowed_hosts, self.loopback_for_tests)
         for attempt in (1, 2):
             try:
                 return await self._store(seat.player_id, sub)
@@ -315,8 +317,9 @@ class PushService:
                 self.queue.task_done()
 
     async def notify(self, turn: Turn) -> int:
-        """Claim ``turn`` and send its pushes (none if the seat is connected by
-        now, or another instance claimed it): how many were sent."""
+        """Claim ``turn`` and start sending its pushes, one task each (none if
+        the seat is connected by now, or another instance claimed it): how
+        many were started. The worker never waits on a push service."""
         if turn.player_id in self.presence.connected(turn.code):
             return 0
         claim = (
@@ -334,7 +337,6 @@ class PushService:
         )
         async with self.db.write() as session:
             claimed = list((await session.execute(claim)).all())
-        sent = 0
         ttl, urgency = self._lifetime(turn.deadline)
         for sub_id, endpoint, p256dh, auth, lang in claimed:
             title, body = push_text(_language(lang), turn.code, turn.round)
@@ -349,20 +351,44 @@ class PushService:
                     "deadline": turn.deadline,
                 }
             )
-            status = await asyncio.to_thread(self._send, endpoint, p256dh, auth, payload, ttl, urgency, turn.code)
-            host = urlsplit(endpoint).hostname
+            task = asyncio.create_task(
+                self._deliver(sub_id, endpoint, p256dh, auth, payload, ttl, urgency, turn.code), name="push-send"
+            )
+            self._sends.add(task)
+            task.add_done_callback(self._sends.discard)
+        return len(claimed)
+
+    async def _deliver(
+        self, sub_id: int, text: str, p256dh: str, auth: str, payload: bytes, ttl: int, urgency: str, code: str
+    ) -> None:
+        """Send one push and act on its outcome. A stored endpoint is parsed
+        again (one stored before the rules it breaks is refused), and an
+        endpoint refused, here or by its addresses, is deleted."""
+        try:
+            try:
+                endpoint = parse_endpoint(text, self.allowed_hosts, self.loopback_for_tests)
+                status = await self.sender.send(endpoint, p256dh, auth, payload, ttl, urgency, code)
+            except (EndpointRefused, NonPublicAddress) as error:
+                await self._delete(sub_id)
+                log.warning("push subscription refused (%s): deleted", error)
+                self._count("refused")
+                return
             if status in (200, 201, 202):
-                sent += 1
                 self._count("sent")
             elif status in (404, 410):
-                async with self.db.write() as session:
-                    await session.execute(delete(PushSubscription).where(PushSubscription.id == sub_id))
-                log.info("push subscription on %s is gone (%s): deleted", host, status)
+                await self._delete(sub_id)
+                log.info("push subscription on %s is gone (%s): deleted", endpoint.host, status)
                 self._count("gone")
             else:
-                log.warning("push to %s for room %s failed: %s", host, turn.code, status or "no answer")
+                log.warning("push to %s for room %s failed: %s", endpoint.host, code, status or "no answer")
                 self._count("failed")
-        return sent
+        except Exception:
+            log.exception("the turn push of room %s failed", code)
+            self._count("failed")
+
+    async def _delete(self, sub_id: int) -> None:
+        async with self.db.write() as session:
+            await session.execute(delete(PushSubscription).where(PushSubscription.id == sub_id))
 
     def _lifetime(self, deadline: str | None) -> tuple[int, str]:
         """(TTL seconds, urgency): a timed turn's push lives until its deadline, urgently."""
@@ -370,25 +396,6 @@ class PushService:
             return self.ttl_untimed, "normal"
         left = (datetime.fromisoformat(deadline.replace("Z", "+00:00")) - datetime.now(UTC)).total_seconds()
         return max(MIN_TTL, int(left)), "high"
-
-    def _send(self, endpoint: str, p256dh: str, auth: str, payload: bytes, ttl: int, urgency: str, topic: str) -> int:
-        """One push (in a worker thread): the push service's status, 0 without an answer."""
-        try:
-            response: Any = webpush(
-                {"endpoint": endpoint, "keys": {"p256dh": p256dh, "auth": auth}},
-                data=payload.decode(),
-                vapid_private_key=self.keys.signer,
-                vapid_claims={"sub": self.subject},
-                timeout=self.timeout,
-                ttl=ttl,
-                headers={"Urgency": urgency, "Topic": topic},
-            )
-        except WebPushException as error:
-            return int(error.response.status_code) if error.response is not None else 0
-        except RequestException as error:
-            log.warning("push service unreachable (%s)", type(error).__name__)
-            return 0
-        return int(response.status_code)
 
 
 class _Watching:

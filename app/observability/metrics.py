@@ -125,7 +125,8 @@ class Metrics:
         self.pushes = Counter(
             "dicecup_push_notifications",
             "Turn notifications by Web Push, by outcome (sent; gone: the push service dropped the subscription, "
-            "deleted; failed: another answer or none; dropped: the queue was full; connected: a turn started for a "
+            "deleted; failed: another answer or none; refused: the endpoint or its addresses are not ones the server "
+            "posts to, deleted; dropped: the queue was full or the server stopped; connected: a turn started for a "
             "player with a socket open, so no push was needed)",
             ["outcome"],
             registry=own,

@@ -30,6 +30,12 @@ UNMATCHED = "unmatched"
 PROBES = frozenset({"/api/health", "/api/ready", "/metrics"})
 """Logged at DEBUG, not INFO: a probe every few seconds would drown the log."""
 
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+"""The methods counted under their own name; any other (WebDAV's PROPFIND,
+MKCOL...: the HTTP parser knows some 35) counts as ``other``, so a client
+cannot grow /metrics by a series per method."""
+OTHER_METHOD = "other"
+
 _ROOM = re.compile(r"/api/rooms/([^/]{1,16})(?:/|$)")
 _UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f]")
 
@@ -98,7 +104,7 @@ class RequestObservability:
         route = route_template(scope)
         method: str = scope["method"]
         if self.metrics is not None:
-            self.metrics.http_request(method, route, status, seconds)
+            self.metrics.http_request(method if method in METHODS else OTHER_METHOD, route, status, seconds)
         level = logging.DEBUG if route in PROBES else logging.INFO
         if log.isEnabledFor(level):
             path = _printable(scope["path"])

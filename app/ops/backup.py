@@ -36,6 +36,7 @@ from pathlib import Path
 from sqlalchemy import URL, make_url
 
 from app.config import Settings, sqlite_path
+from app.db.files import PRIVATE
 
 POSTGRES_HINT = (
     "{command} works on SQLite databases only; DICECUP_DATABASE_URL names a PostgreSQL database. "
@@ -103,6 +104,7 @@ def _copy(source: sqlite3.Connection, target: Path) -> None:
             out.execute("PRAGMA journal_mode=DELETE")
         finally:
             out.close()
+        os.chmod(partial, PRIVATE)  # mkstemp's 0600 already; said here, since it holds the keys and hashes
         _check(Path(partial))
         os.replace(partial, target)
     except BaseException:
@@ -171,6 +173,7 @@ def restore(settings: Settings, source: Path, force: bool = False) -> tuple[Path
         stamp = time.strftime("%Y%m%d-%H%M%S")
         kept = target.with_name(f"{target.name}.before-restore-{stamp}")
         os.replace(target, kept)
+        os.chmod(kept, PRIVATE)
         for suffix in ("-wal", "-shm"):  # emptied when _in_use left WAL mode
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(f"{target}{suffix}")

@@ -1,9 +1,7 @@
 """The profile use cases (see :mod:`app.profiles`).
 
-Tokens (a profile's own and each sign-in's) are 256-bit, stored as their
-SHA-256 and found by a lookup of the digest, like seat tokens: the comparison
-happens inside the database's index on a value the caller cannot steer, so
-it leaks nothing of the stored token through timing.
+Tokens, usernames and passwords, signing in and out: :mod:`.accounts` (the
+service's base class).
 
 Results are recorded when a game finishes: :meth:`ProfileService.watching`
 wraps the room service's publisher, and after each committed ``game_finished``
@@ -18,11 +16,10 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Literal, Protocol
 
-from sqlalchemy import Integer, case, delete, func, select, update
+from sqlalchemy import Integer, case, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -45,7 +42,9 @@ from app.rooms.types import Publisher
 from app.rooms.views import JSON, iso_utc
 from app.rules import get_ruleset, state_from_dict
 
-from . import passwords, ratings
+from . import ratings
+from .accounts import Accounts
+from .tokens import ProfileAuth
 
 log = logging.getLogger("dicecup.profiles")
 
@@ -55,16 +54,6 @@ DELETED_NAME = "Deleted player"
 HISTOGRAM_BIN = 25
 """Points per bar of a stats histogram."""
 _PROFILE_ID = re.compile(r"^[A-Za-z0-9_-]{12}$")
-_USERNAME = re.compile(r"[a-z0-9_.-]{3,32}")
-"""What a stored (case-folded) username can be: the pattern of ``Credentials``."""
-
-
-@dataclass(frozen=True)
-class ProfileAuth:
-    """A checked profile token: whose it is, and which token row (to sign out)."""
-
-    profile_id: str
-    token_id: int
 
 
 def period_start(period: Period, at: datetime) -> str:
@@ -82,11 +71,7 @@ def replay_path(code: str, number: int) -> str:
     return f"/r/{code}/games/{number}"
 
 
-def normalize_username(username: str) -> str:
-    return username.strip().casefold()
-
-
-class ProfileService:
+class ProfileService(Accounts):
     def __init__(self, db: Database) -> None:
         self.db = db
 
@@ -103,22 +88,6 @@ class ProfileService:
             view = await self._view(session, profile, private=True)
         return view, token
 
-    async def authenticate(self, token: str | None) -> ProfileAuth:
-        """The profile a token stands for; ``unauthorized`` for none or an unknown one."""
-        if not token:
-            raise DomainError("unauthorized", "this needs a profile token (Authorization: Bearer ...)")
-        async with self.db.read() as session:
-            row = (
-                await session.execute(
-                    select(ProfileToken.id, ProfileToken.profile_id).where(
-                        ProfileToken.token_hash == room_secrets.token_hash(token)
-                    )
-                )
-            ).first()
-        if row is None:
-            raise DomainError("unauthorized", "unknown profile token")
-        return ProfileAuth(row.profile_id, row.id)
-
     async def profile(self, profile_id: str, private: bool = False) -> JSON:
         async with self.db.read() as session:
             profile = await self._profile(session, profile_id)
@@ -131,56 +100,6 @@ class ProfileService:
             profile.name = name
             await session.flush()
             return await self._view(session, profile, private=True)
-
-    # -- sign-in ------------------------------------------------------------------------------
-
-    async def set_credentials(self, auth: ProfileAuth, username: str, password: str) -> JSON:
-        """Give the profile a username and password (replacing any it had)."""
-        key = normalize_username(username)
-        hashed = await passwords.hash_password(password)
-        async with self.db.write() as session:
-            profile = await self._profile(session, auth.profile_id)
-            taken = (
-                await session.execute(select(ProfileCredential.profile_id).where(ProfileCredential.username == key))
-            ).scalar_one_or_none()
-            if taken is not None and taken != profile.id:
-                raise DomainError("username_taken", "that username is taken")
-            credential = await session.get(ProfileCredential, profile.id)
-            if credential is None:
-                session.add(ProfileCredential(profile_id=profile.id, username=key, password_hash=hashed))
-            else:
-                credential.username, credential.password_hash, credential.updated_at = key, hashed, utcnow()
-            await session.flush()
-            return await self._view(session, profile, private=True)
-
-    async def sign_in(self, username: str, password: str) -> tuple[JSON, str] | None:
-        """A new session token for the profile with these credentials, or
-        ``None`` (the caller counts the failure). An unknown username costs a
-        dummy hash's verification: as long as a wrong password."""
-        key = normalize_username(username)
-        found = None
-        if _USERNAME.fullmatch(key):  # one no profile can have (NUL, say) is never looked up
-            async with self.db.read() as session:
-                found = (
-                    await session.execute(
-                        select(ProfileCredential.profile_id, ProfileCredential.password_hash).where(
-                            ProfileCredential.username == key
-                        )
-                    )
-                ).first()
-        ok = await passwords.verify_password(None if found is None else found.password_hash, password)
-        if not ok or found is None:
-            return None
-        token = room_secrets.new_token()
-        async with self.db.write() as session:
-            profile = await self._profile(session, found.profile_id)
-            session.add(ProfileToken(profile_id=profile.id, token_hash=room_secrets.token_hash(token), kind="session"))
-            view = await self._view(session, profile, private=True)
-        return view, token
-
-    async def sign_out(self, auth: ProfileAuth) -> None:
-        async with self.db.write() as session:
-            await session.execute(delete(ProfileToken).where(ProfileToken.id == auth.token_id))
 
     # -- seats --------------------------------------------------------------------------------
 

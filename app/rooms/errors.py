@@ -19,6 +19,7 @@ class ErrorCode(StrEnum):
     HINTS_DISABLED = "hints_disabled"
     CHAT_DISABLED = "chat_disabled"
     MUTED = "muted"
+    REMOVED_FROM_ROOM = "removed_from_room"
     # what you asked for
     ROOM_NOT_FOUND = "room_not_found"
     GAME_NOT_FOUND = "game_not_found"
@@ -36,6 +37,7 @@ class ErrorCode(StrEnum):
     NOT_YOUR_TURN = "not_your_turn"
     MUST_ROLL_FIRST = "must_roll_first"
     NO_ROLLS_LEFT = "no_rolls_left"
+    TOO_MANY_KEEPS = "too_many_keeps"
     BOX_FILLED = "box_filled"
     UNKNOWN_BOX = "unknown_box"
     JOKER_LOWER_BOX = "joker_lower_box"
@@ -63,12 +65,14 @@ class ErrorCode(StrEnum):
     CHAT_INVALID = "chat_invalid"
     # profiles
     USERNAME_TAKEN = "username_taken"
+    WRONG_PASSWORD = "wrong_password"
     # turn notifications (app.notify)
     INVALID_SUBSCRIPTION = "invalid_subscription"
     TOO_MANY_SUBSCRIPTIONS = "too_many_subscriptions"
     PUSH_UNAVAILABLE = "push_unavailable"
     # the server
     STRATEGY_UNAVAILABLE = "strategy_unavailable"
+    SERVER_BUSY = "server_busy"
     HTTP_ERROR = "http_error"
     INTERNAL_ERROR = "internal_error"
 
@@ -81,6 +85,8 @@ STATUS = {
     "hints_disabled": 403,
     "chat_disabled": 403,
     "muted": 403,
+    "removed_from_room": 403,
+    "wrong_password": 403,
     "room_not_found": 404,
     "game_not_found": 404,
     "player_not_found": 404,
@@ -103,6 +109,7 @@ STATUS = {
     "strategy_unavailable": 503,
     "push_unavailable": 503,
     "rate_limiter_unavailable": 503,
+    "server_busy": 503,
 }
 """Every other code (the rules' refusals, ``room_full``, ``stale_version``...) is a 409."""
 

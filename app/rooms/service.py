@@ -46,6 +46,7 @@ from .acting import Seen, decide
 from .bots import BOT_SPEEDS, bot_delay, thinking_time
 from .errors import DomainError
 from .names import normalize_name, same_name
+from .rejoin import check_rejoin
 from .types import ActionRequest, BotTurn, Outcome, Presence, Publisher, Seat
 from .views import JSON, event_json, event_view, game_view, player_view, room_view
 
@@ -340,8 +341,10 @@ class RoomService(RoomReader):
             seated = await self._free_seats(session, room, "players")
             if any(same_name(p.name, name) for p in seated):
                 raise DomainError("name_taken", f"someone in this room is called {name!r} already")
+            rejoin = await check_rejoin(session, room, name, profile_id, utcnow())
             player = self._seat(room, name, len(seated), token)
             player.profile_id = profile_id
+            player.muted = rejoin.muted
             session.add(player)
             await session.flush()
             self._append(session, room, changes, [("player_joined", player.id, {"player": self._pv(player, room)})])
@@ -378,6 +381,8 @@ class RoomService(RoomReader):
                 self._resign(session, room, game, changes, seated, target, actor, on_turn)
                 view = await self._view(session, room, game, players=seated)
             else:
+                if actor.player_id != target.id:  # the host removed it (app.rooms.rejoin)
+                    target.removed_at = utcnow()
                 self._leave(session, room, changes, seated, target)
                 seated.remove(target)
                 game = None

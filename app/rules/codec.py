@@ -40,6 +40,7 @@ def state_to_dict(state: GameState) -> dict[str, Any]:
             "dice": None if turn.dice is None else list(turn.dice),
             "kept": list(turn.kept),
             "rolls_left": turn.rolls_left,
+            "keeps": turn.keeps,
         },
         "round": state.round,
         "rolls_made": state.rolls_made,
@@ -61,6 +62,7 @@ def state_from_dict(data: Mapping[str, Any]) -> GameState:
             dice=None if raw_turn["dice"] is None else tuple(raw_turn["dice"]),
             kept=tuple(bool(k) for k in raw_turn["kept"]),
             rolls_left=int(raw_turn["rolls_left"]),
+            keeps=int(raw_turn.get("keeps", 0)),  # absent in states stored before the cap
         )
     )
     cards = {

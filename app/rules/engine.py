@@ -17,6 +17,7 @@ from .events import Event, GameFinished, GameStarted, Kept, Rolled, Scored, Turn
 from .registry import get_ruleset
 from .ruleset import Scorecard
 from .state import (
+    KEEPS_PER_TURN,
     NOTHING_KEPT,
     ROLLS_PER_TURN,
     Action,
@@ -110,7 +111,7 @@ def apply(state: GameState, action: Action, dice: DiceSource) -> Transition:
     (``invalid_request``), ``game_over``, ``not_your_turn``, then the action's
     own: for a roll ``no_rolls_left`` (and ``must_roll_first`` for a roll
     with ``keep`` before the first roll); for a keep ``must_roll_first``,
-    ``no_rolls_left``; for a score ``unknown_box``, ``must_roll_first``,
+    ``no_rolls_left``, ``too_many_keeps``; for a score ``unknown_box``, ``must_roll_first``,
     ``box_filled``, then the rule set's (``joker_forces_upper``,
     ``joker_lower_box``, ``upper_section_first``).
     """
@@ -169,8 +170,12 @@ def _keep(state: GameState, turn: Turn, action: Keep) -> Transition:
         raise RuleViolation("must_roll_first", "there are no dice to keep before the first roll")
     if turn.rolls_left == 0:
         raise RuleViolation("no_rolls_left", "no rolls left: score a box")
+    if turn.keeps >= KEEPS_PER_TURN:
+        raise RuleViolation(
+            "too_many_keeps", f"at most {KEEPS_PER_TURN} keeps a turn: roll (with the dice to keep) or score"
+        )
     kept = _kept_mask(action.dice)
-    new_state = replace(state, turn=replace(turn, kept=kept))
+    new_state = replace(state, turn=replace(turn, kept=kept, keeps=turn.keeps + 1))
     return Transition(new_state, (Kept(turn.player_id, kept),))
 
 

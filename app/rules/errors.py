@@ -12,7 +12,7 @@ class RuleViolation(Exception):
 
     ``code`` is one of: ``invalid_request`` (dice positions outside 0-4 or
     repeated), ``game_over``, ``not_your_turn``, ``no_rolls_left``,
-    ``must_roll_first``, ``unknown_box``, ``box_filled``,
+    ``must_roll_first``, ``too_many_keeps``, ``unknown_box``, ``box_filled``,
     ``joker_forces_upper``, ``joker_lower_box``, ``upper_section_first``.
     """
 

@@ -14,6 +14,9 @@ PlayerId: TypeAlias = str
 
 NOTHING_KEPT: tuple[bool, ...] = (False,) * DICE_COUNT
 ROLLS_PER_TURN = 3
+KEEPS_PER_TURN = 40
+"""Keep actions a turn may have (each is an event everyone receives and the
+log keeps); past it ``too_many_keeps``. A roll's own ``keep`` is not one."""
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,8 @@ class Turn:
     dice: Dice | None = None
     kept: tuple[bool, ...] = NOTHING_KEPT
     rolls_left: int = ROLLS_PER_TURN
+    keeps: int = 0
+    """Keep actions so far this turn (at most :data:`KEEPS_PER_TURN`)."""
 
 
 @dataclass(frozen=True)

@@ -141,7 +141,7 @@ async def test_chances_are_computed_ahead_only_where_a_client_follows_them(datab
         for _ in range(3):
             room = await until_scored()
             for _ in range(1000):  # computed with no request (within 10 s)
-                if analysis._chances.get(table.code, ((0, 0),))[0] == (1, room["version"]):
+                if analysis._chances.get(table.code, (None, {}))[1].get("version") == room["version"]:
                     break
                 await asyncio.sleep(0.01)
             ahead = analysis._chances[table.code][1]
@@ -150,6 +150,35 @@ async def test_chances_are_computed_ahead_only_where_a_client_follows_them(datab
         # computed on demand (nothing cached), the chances are the same
         analysis._chances.clear()
         assert (await http.get(f"/api/rooms/{table.code}/chances")).json() == ahead
+
+
+async def test_moves_that_score_nothing_cost_no_new_chances(database_url, strategy_tables) -> None:
+    """Rolls and keeps move the room's version but not the chances (issue
+    27.7: each version a client moved cost a fresh computation, a Monte
+    Carlo one without variance tables): they are computed once per scored
+    box, and each answer carries the room's current version."""
+    async with AsyncExitStack() as stack:
+        (http,) = await start_apps(stack, database_url, 1)
+        analysis = http._transport.app.state.analysis  # type: ignore[attr-defined]
+        table = Table(http)
+        await table.create("yacht", "Ana", max_players=2)
+        await table.join("Bo")
+        room = await table.start()
+        mover = room["game"]["turn"]["player_id"]
+        first = (await http.get(f"/api/rooms/{table.code}/chances")).json()
+        computed = analysis.computed
+        r = await table.act(mover, type="roll")
+        for dice in ([0], [0, 1], [], [2, 3], [4]):
+            r = await table.act(mover, type="keep", dice=dice)
+            assert r.status_code == 200, r.text
+            chances = (await http.get(f"/api/rooms/{table.code}/chances")).json()
+            assert chances["version"] == r.json()["version"]
+            assert chances["players"] == first["players"]
+        assert analysis.computed == computed
+        r = await table.act(mover, type="score", box="choice")
+        assert r.status_code == 200, r.text
+        assert (await http.get(f"/api/rooms/{table.code}/chances")).json()["players"] != first["players"]
+        assert analysis.computed == computed + 1
 
 
 async def test_a_finished_game_is_analysed_when_first_asked_for(sqlite_database, strategy_tables) -> None:

@@ -75,6 +75,31 @@ async def test_huge_expected_version(client: httpx.AsyncClient, table: Table, n:
     await refused(table, table.act(player, type="keep", dice=[0], expected_version=n), 422, "invalid_request")
 
 
+WRONG_TYPES = [
+    {"type": "keep", "dice": ["0"]},
+    {"type": "keep", "dice": [0.0]},
+    {"type": "keep", "dice": [True]},
+    {"type": "keep", "dice": "0"},
+    {"type": "roll", "keep": ["1"]},
+    {"type": "roll", "expected_version": "3"},
+    {"type": "roll", "expected_version": 3.0},
+    {"type": "roll", "expected_version": True},
+    {"type": "score", "box": 5},
+]
+
+
+@pytest.mark.parametrize("action", WRONG_TYPES)
+async def test_wrong_types_in_actions_are_refused_not_converted(
+    client: httpx.AsyncClient, table: Table, action: dict[str, Any]
+) -> None:
+    """docs/api.md: wrong types get 422 (``"0"`` was taken for position 0)."""
+    await table.start()
+    player = (await table.room())["game"]["turn"]["player_id"]
+    r = await table.act(player, type="roll")
+    assert r.status_code == 200, r.text
+    await refused(table, table.act(player, **action), 422, "invalid_request")
+
+
 @pytest.mark.parametrize("n", [2**31, 2**63, 2**64])
 async def test_huge_numbers_elsewhere_in_bodies(client: httpx.AsyncClient, table: Table, n: int) -> None:
     check(await client.post("/api/rooms", json={"name": "A", "max_players": n}), 422, "invalid_request")

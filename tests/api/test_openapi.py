@@ -142,5 +142,6 @@ def test_profile_token_operations() -> None:
         ("GET", "/api/profiles/me/games"),
         ("POST", "/api/profiles/me/credentials"),
         ("DELETE", "/api/sessions/current"),
+        ("DELETE", "/api/sessions"),
         ("POST", "/api/rooms/{code}/players/{player_id}/token"),
     }

@@ -122,6 +122,9 @@ class World:
             case.path_parameters["profile_id"] = profile_id
         if case.operation.path == "/api/sessions" and case.operation.method.upper() == "POST" and n % 2 == 0:
             case.body = {"username": username, "password": PASSWORD}
+        if case.operation.path == "/api/profiles/me/credentials" and n % 2 == 0:
+            # a change the profile's owner makes: the current password given (else 403 wrong_password)
+            case.body = {"username": username, "password": PASSWORD, "current_password": PASSWORD}
 
     def make(self, http: httpx.Client, headers: dict[str, str]) -> None:
         self.rooms.clear()

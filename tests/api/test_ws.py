@@ -141,6 +141,8 @@ async def test_bad_input_gets_an_answer_and_changes_nothing(live, http) -> None:
     assert reply == {"type": "error", "id": "early", "code": "not_your_turn", "detail": reply["detail"]}
     reply = await mover.act(valid=False, type="keep", dice=[7])
     assert reply["code"] == "invalid_request"
+    reply = await mover.act(valid=False, type="keep", dice=["0"])  # a wrong type, not converted
+    assert reply["code"] == "invalid_request"
     reply = await watcher.act(type="roll")
     assert reply["code"] == "forbidden"
     await mover.send({"type": "ping"})

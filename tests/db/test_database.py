@@ -94,3 +94,39 @@ async def test_a_sqlite_move_waits_in_a_thread_while_another_process_holds_the_w
     finally:
         other.close()
         await db.dispose()
+
+
+async def test_the_sqlite_files_are_the_servers_alone(tmp_path) -> None:
+    """They hold the VAPID private key, push secrets and password hashes:
+    0600 whatever the umask (they were 0644), the WAL and shared-memory
+    files too, and a database found 0644 is made 0600 when opened."""
+    import os
+    import stat
+
+    from app.db.migrate import upgrade_async
+
+    def mode(path: object) -> int:
+        return stat.S_IMODE(os.stat(str(path)).st_mode)
+
+    old = os.umask(0o022)
+    try:
+        fresh = tmp_path / "data" / "fresh.db"
+        url = f"sqlite+aiosqlite:///{fresh}"
+        await upgrade_async(url)
+        db = Database(url)
+        try:
+            await db.open()
+            async with db.write() as session:
+                await session.execute(update(Room).values(version=Room.version))
+            assert {mode(fresh), mode(f"{fresh}-wal"), mode(f"{fresh}-shm")} == {0o600}
+            assert mode(fresh.parent) == 0o700
+        finally:
+            await db.dispose()
+        found = tmp_path / "found.db"
+        sqlite3.connect(found).close()
+        os.chmod(found, 0o644)
+        db = Database(f"sqlite+aiosqlite:///{found}")
+        await db.dispose()
+        assert mode(found) == 0o600
+    finally:
+        os.umask(old)

@@ -87,11 +87,13 @@ def decrypt(push: Push, browser: Browser) -> dict[str, Any]:
 
 class Receiver:
     """The push service: ``url(name)`` is a subscription endpoint; an endpoint's
-    answer is 201 unless ``answers[name]`` says otherwise (410: gone)."""
+    answer is 201 unless ``answers[name]`` says otherwise (410: gone), or a
+    307 to ``redirects[name]``."""
 
-    def __init__(self) -> None:
+    def __init__(self, host: str = "127.0.0.1") -> None:
         self.pushes: list[Push] = []
         self.answers: dict[str, int] = {}
+        self.redirects: dict[str, str] = {}
         self._arrived = threading.Condition()
         receiver = self
 
@@ -104,16 +106,19 @@ class Receiver:
                 with receiver._arrived:  # recorded before the answer: the sender's return means it is here
                     receiver.pushes.append(Push(self.path, {k.lower(): v for k, v in self.headers.items()}, body))
                     receiver._arrived.notify_all()
-                self.send_response(status)
+                location = receiver.redirects.get(name)
+                self.send_response(307 if location else status)
+                if location:
+                    self.send_header("location", location)
                 self.send_header("content-length", "0")
                 self.end_headers()
 
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = ThreadingHTTPServer((host, 0), Handler)
         self.port = self.server.server_address[1]
-        self.origin = f"http://127.0.0.1:{self.port}"
+        self.origin = f"http://{host}:{self.port}"
         self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     def url(self, name: str) -> str:

@@ -7,6 +7,7 @@ import os
 import random
 import shutil
 import sqlite3
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -116,6 +117,8 @@ async def test_restore_keeps_the_database_it_replaces_and_refuses_without_force(
         assert conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'marker'").fetchone() == (1,)
     with sqlite3.connect(kept) as conn:
         assert conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'marker'").fetchone() == (0,)
+    # the backup, the restored database and the one kept are the server's alone (keys, secrets, hashes)
+    assert {stat.S_IMODE(os.stat(path).st_mode) for path in (copy, second, kept)} == {0o600}
 
 
 def test_restore_refuses_what_is_not_a_dicecup_database(tmp_path: Path) -> None:

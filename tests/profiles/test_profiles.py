@@ -134,9 +134,9 @@ async def test_sign_in_elsewhere_and_take_back_a_seat(client) -> None:
 
 @contextlib.asynccontextmanager
 async def signed_up(database: str, name: str, **limits: Any) -> AsyncIterator[tuple[httpx.AsyncClient, str, str]]:
-    """An app with the sign-in limits on (3 failures per username), and a
+    """An app with the sign-in limits on (3 failures per address and username a minute), and a
     profile with a username and the password ``right-password``: (client, its id, username)."""
-    app = create_app(test_settings(database, rate_limits=True, sign_in_failures_per_username=3, **limits))
+    app = create_app(test_settings(database, rate_limits=True, sign_in_failures_per_minute=3, **limits))
     async with (
         app.router.lifespan_context(app),
         httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://dicecup.test") as client,

@@ -94,3 +94,91 @@ async def test_two_joins_racing_for_one_name_one_wins(client: httpx.AsyncClient)
     assert {a.json()["code"] for a in answers if a.status_code == 409} == {"name_taken"}
     names = [p["name"] for p in (await client.get(f"/api/rooms/{code}")).json()["players"]]
     assert names == ["Ana", "Ben"]
+
+
+# -- look-alikes, invisible tags, stacked marks (issue 27.5) ---------------------------------------
+
+ANA_LOOKALIKES = [
+    "\u0410na",  # Cyrillic capital A
+    "A\u200dna",  # a zero-width joiner inside
+    "Ana\U000e0041\U000e007f",  # tag characters after it (invisible)
+    "\uff21\uff4e\uff41",  # fullwidth
+    "\U0001d400\U0001d427\U0001d41a",  # mathematical bold
+    "ANA",
+]
+
+
+def test_look_alike_names_compare_equal_and_others_do_not() -> None:
+    from app.rooms.names import same_name
+
+    for other in ANA_LOOKALIKES:
+        assert same_name("Ana", other), other
+    for other in ("Anna", "Ben", "Ama", "\u0905\u0928\u093e"):
+        assert not same_name("Ana", other), other
+    assert same_name("Bob", "B0b") and same_name("Sam", "Sarn")  # 0 looks like O, m like rn
+
+
+async def test_five_look_alike_anas_cannot_share_a_room(client: httpx.AsyncClient) -> None:
+    created = await client.post("/api/rooms", json={"ruleset": "yacht", "name": "Ana", "max_players": 8})
+    code = created.json()["room"]["code"]
+    for name in ANA_LOOKALIKES:
+        r = await client.post(f"/api/rooms/{code}/players", json={"name": name})
+        if r.status_code == 422:
+            assert r.json()["code"] == "name_invalid", (name, r.text)  # tags outside a flag: refused outright
+        else:
+            assert (r.status_code, r.json()["code"]) == (409, "name_taken"), (name, r.text)
+    room = (await client.get(f"/api/rooms/{code}")).json()
+    assert [p["name"] for p in room["players"]] == ["Ana"]
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "Ana\U000e0041\U000e007f",  # tags that spell nothing
+        "\U000e0067\U000e0062Ana",
+        "Ana\U000e007f",
+        "Z" + "\u0300\u0301\u0302\u0303\u0304\u0305",  # six marks on one letter
+        "Zal" + "\u0336" * 30 + "go",
+    ],
+)
+def test_invisible_tags_and_stacked_marks_are_refused(raw: str) -> None:
+    with pytest.raises(DomainError) as refused:
+        normalize_name(raw)
+    assert refused.value.code == "name_invalid"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Ana \U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f",  # the flag of Scotland
+        "Vi\u1ec7t",  # two marks on one letter (Vietnamese)
+        "\u1019\u1031\u102c\u1004\u103a",  # Burmese
+        "\u0645\u064f\u062d\u064e\u0645\u0651\u064e\u062f",  # Arabic with its vowel marks
+    ],
+)
+def test_names_that_need_tags_or_marks_are_fine(name: str) -> None:
+    import unicodedata
+
+    assert normalize_name(name) == unicodedata.normalize("NFC", name)
+
+
+@pytest.mark.parametrize(
+    ("raw", "code"),
+    [
+        ("Thr\u202eoller", "name_invalid"),  # the bidi override that read "Throller Rank: 1" backwards
+        ("A\u200bna", "name_invalid"),
+        ("\u3164", "name_invalid"),  # Hangul filler: a blank row on the board
+        ("Ana\U000e0041\U000e007f", "name_invalid"),
+        ("Z" + "\u0301" * 64, "name_invalid"),
+        ("   ", "name_empty"),
+    ],
+)
+async def test_profile_names_follow_the_seat_name_rules(client: httpx.AsyncClient, raw: str, code: str) -> None:
+    r = await client.post("/api/profiles", json={"name": raw})
+    assert (r.status_code, r.json()["code"]) == (422, code), r.text
+    assert r.json()["errors"][0]["loc"] == ["body", "name"]
+    made = await client.post("/api/profiles", json={"name": "  Ana\n Maria "})
+    assert made.status_code == 201 and made.json()["profile"]["name"] == "Ana Maria"
+    auth = {"authorization": f"Bearer {made.json()['token']}"}
+    r = await client.patch("/api/profiles/me", json={"name": raw}, headers=auth)
+    assert (r.status_code, r.json()["code"]) == (422, code), r.text

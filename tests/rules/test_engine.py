@@ -16,9 +16,11 @@ from app.rules import (
     apply,
     get_ruleset,
     new_game,
+    state_from_dict,
     state_to_dict,
     winners,
 )
+from app.rules.state import KEEPS_PER_TURN
 
 from .support import position
 
@@ -169,6 +171,30 @@ class TestTurn:
     def test_game_over_before_not_your_turn(self) -> None:
         state = replace(self.start(), turn=None)
         assert refusal(state, Roll("ben")) == "game_over"
+
+    def test_keeps_are_capped_per_turn(self) -> None:
+        """Issue 27.7: keeps were unlimited (1,139 events in 60 s, all stored and
+        replayed); a turn has at most KEEPS_PER_TURN of them. A roll's own
+        keep is not one, so play goes on; the next turn has its own."""
+        state = position("yacht", {}, None)
+        dice = ScriptedDice([3] * 15)
+        state = apply(state, Roll("ana"), dice).state
+        for i in range(KEEPS_PER_TURN):
+            state = apply(state, Keep("ana", dice=(i % 5,)), dice).state
+        assert state.turn.keeps == KEEPS_PER_TURN
+        assert refusal(state, Keep("ana", dice=(0,))) == "too_many_keeps"
+        assert state_from_dict(state_to_dict(state)) == state  # stored and read back with its count
+        state = apply(state, Roll("ana", keep=(0, 1)), dice).state
+        assert state.turn.kept == (True, True, False, False, False)
+        assert refusal(state, Keep("ana", dice=())) == "too_many_keeps"
+        state = apply(state, Score("ana", "choice"), dice).state
+        assert state.turn.keeps == 0
+
+    def test_a_state_stored_before_the_cap_reads_with_no_keeps(self) -> None:
+        state = apply(position("yacht", {}, None), Roll("ana"), ScriptedDice([3] * 5)).state
+        stored = state_to_dict(state)
+        del stored["turn"]["keeps"]
+        assert state_from_dict(stored).turn.keeps == 0
 
 
 class TestTotals:

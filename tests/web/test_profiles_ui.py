@@ -135,12 +135,12 @@ async def test_a_profile_moves_to_another_browser_and_takes_back_its_seat(live, 
 
 @pytest.fixture(scope="module")
 def limited(tmp_path_factory):
-    """A server with the rate limits on: two failed sign-ins per username an hour."""
+    """A server with the rate limits on: two failed sign-ins per address and username a minute."""
     from app.db.migrate import upgrade
 
     url = f"sqlite+aiosqlite:///{tmp_path_factory.mktemp('limited') / 'limited.db'}"
     upgrade(url)
-    with server_in_thread(test_settings(url, rate_limits=True, sign_in_failures_per_username=2)) as server:
+    with server_in_thread(test_settings(url, rate_limits=True, sign_in_failures_per_minute=2)) as server:
         yield server
 
 

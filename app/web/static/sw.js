@@ -35,6 +35,8 @@ const SHELL = [
   'static/js/attention.js',
   'static/js/quickplay.js',
   'static/js/rejoin.js',
+  'static/js/storage.js',
+  'static/js/account.js',
   'static/vendor/qrcode-generator/qrcode.mjs',
   'static/sdk/index.js',
   'static/sdk/codes.js',

@@ -14,6 +14,7 @@ export const ErrorCode = Object.freeze({
   HINTS_DISABLED: 'hints_disabled',
   CHAT_DISABLED: 'chat_disabled',
   MUTED: 'muted',
+  REMOVED_FROM_ROOM: 'removed_from_room',
   // what you asked for
   ROOM_NOT_FOUND: 'room_not_found',
   GAME_NOT_FOUND: 'game_not_found',
@@ -31,6 +32,7 @@ export const ErrorCode = Object.freeze({
   NOT_YOUR_TURN: 'not_your_turn',
   MUST_ROLL_FIRST: 'must_roll_first',
   NO_ROLLS_LEFT: 'no_rolls_left',
+  TOO_MANY_KEEPS: 'too_many_keeps',
   BOX_FILLED: 'box_filled',
   UNKNOWN_BOX: 'unknown_box',
   JOKER_LOWER_BOX: 'joker_lower_box',
@@ -57,12 +59,14 @@ export const ErrorCode = Object.freeze({
   CHAT_TOO_LONG: 'chat_too_long',
   CHAT_INVALID: 'chat_invalid',
   USERNAME_TAKEN: 'username_taken',
+  WRONG_PASSWORD: 'wrong_password',
   // turn notifications
   INVALID_SUBSCRIPTION: 'invalid_subscription',
   TOO_MANY_SUBSCRIPTIONS: 'too_many_subscriptions',
   PUSH_UNAVAILABLE: 'push_unavailable',
   // the server
   STRATEGY_UNAVAILABLE: 'strategy_unavailable',
+  SERVER_BUSY: 'server_busy',
   HTTP_ERROR: 'http_error',
   INTERNAL_ERROR: 'internal_error',
 });

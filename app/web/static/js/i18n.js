@@ -10,6 +10,8 @@ export const LANGUAGES = {
   mn: 'Монгол',
 };
 const FALLBACK = 'en';
+// Right-to-left scripts (Hebrew, Arabic, Syriac, Thaana, NKo... and their presentation forms) and direction marks.
+const BIDI = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff\u200e\u200f\u202a-\u202e\u2066-\u2069]|[\u{10800}-\u{10fff}\u{1e800}-\u{1efff}]/u;
 const STORED = 'dicecup.lang';
 
 let catalog = {};
@@ -98,9 +100,10 @@ export function t(key, params = {}) {
     if (!(name in params)) return whole;
     const value = params[name];
     if (typeof value === 'number') return n(value);
-    // In a right-to-left sentence a name or box in another script is isolated
-    // (FSI ... PDI), so its letters and digits cannot reorder the sentence.
-    return rtl ? `\u2068${value}\u2069` : String(value);
+    // A name or box is isolated (FSI ... PDI) in a right-to-left sentence, and
+    // in any sentence when it holds right-to-left letters or direction marks,
+    // so its letters and digits cannot reorder the sentence around it.
+    return rtl || BIDI.test(String(value)) ? `\u2068${value}\u2069` : String(value);
   });
 }
 

@@ -17,6 +17,7 @@ import * as P from './pages.js';
 import * as Q from './quickplay.js';
 import * as R from './rejoin.js';
 import { S, boxLabel, keptShown, me, myTurn, newcomerLevel, playerName, room as currentRoom } from './state.js';
+import { showStorageDenied, storageWorks } from './storage.js';
 import * as V from './views.js';
 
 const app = document.getElementById('app');
@@ -967,6 +968,7 @@ setInterval(() => {
 
 function redraw() {
   mountLanguageSwitch(document.querySelector('.bar'));
+  if (!storageWorks()) return showStorageDenied(app);
   F.mountMute(document.querySelector('.bar'));
   if (currentRoom()) {
     app.innerHTML = ''; // every part is drawn again in the new language
@@ -980,6 +982,7 @@ document.addEventListener(LANGUAGE_EVENT, redraw);
 async function main() {
   await loadCatalog();
   mountLanguageSwitch(document.querySelector('.bar'));
+  if (!storageWorks()) return showStorageDenied(app); // site data blocked: say so, not a blank page
   F.mountMute(document.querySelector('.bar'));
   try {
     for (const rules of await rulesets(language())) S.rulesets[rules.name] = rules;

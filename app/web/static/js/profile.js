@@ -4,6 +4,7 @@
 // profile's. Plus the account pages: the profile (name, username and
 // password, sign out), sign-in, and the history with its rejoin buttons
 // (taking a seat back from any device).
+import { forgetPerson, signOut } from './account.js';
 import { DicecupError, api, seats } from './api.js';
 import { esc } from './dom.js';
 import { n, plural, t } from './i18n.js';
@@ -118,7 +119,7 @@ export function refusal(error) {
   const key = `pf.error.${error.code}`;
   return KNOWN_ERRORS.includes(error.code) ? t(key) : t('pf.error.generic');
 }
-const KNOWN_ERRORS = ['unauthorized', 'username_taken', 'invalid_request', 'too_large', 'room_closed', 'forbidden', 'player_not_found', 'room_not_found'];
+const KNOWN_ERRORS = ['unauthorized', 'username_taken', 'invalid_request', 'too_large', 'room_closed', 'forbidden', 'player_not_found', 'room_not_found', 'wrong_password', 'server_busy'];
 
 /** Show `message` under the field `name` of `form` (or the form's own line), marking the field invalid. */
 export function fieldError(form, name, message) {
@@ -173,7 +174,7 @@ export function homeCard(node) {
   const draw = (profile) => {
     const name = profile ? profile.name : stored()?.name || '';
     node.innerHTML = `<h2>${esc(t('pf.you'))}</h2>
-      <p class="profile-line">${name ? `<strong id="home-profile-name">${esc(name)}</strong>` : ''}${
+      <p class="profile-line">${name ? `<strong id="home-profile-name"><bdi>${esc(name)}</bdi></strong>` : ''}${
         profile && profile.username ? ` <span class="muted">${esc(t('pf.signed_in_as', { username: profile.username }))}</span>` : ''
       }</p>
       <nav class="links" aria-label="${esc(t('pf.you'))}">
@@ -228,6 +229,7 @@ export async function profilePage(app, { go, ask }) {
       <p class="muted" id="credentials-state">${esc(profile.username ? t('pf.signed_in_as', { username: profile.username }) : t('pf.credentials_why'))}</p>
       <form data-pf="credentials" class="stack" novalidate>
         ${field('credentials', 'username', t('pf.username'), `required minlength="3" maxlength="32" autocomplete="username" spellcheck="false" autocapitalize="none" value="${esc(profile.username || '')}"`, t('pf.username_rule'))}
+        ${profile.username ? field('credentials', 'current_password', t('pf.current_password'), 'type="password" required maxlength="128" autocomplete="current-password"', t('pf.current_password_why')) : ''}
         ${field('credentials', 'password', t('pf.password'), 'type="password" required minlength="8" maxlength="128" autocomplete="new-password"', t('pf.password_rule'))}
         ${formLine()}
         <p class="done" data-done role="status" hidden>${esc(t('pf.credentials_saved'))}</p>
@@ -237,7 +239,9 @@ export async function profilePage(app, { go, ask }) {
     <section class="card">
       <h2>${esc(t('pf.this_device'))}</h2>
       <p><a href="signin" id="profile-signin">${esc(t('pf.sign_in_other'))}</a></p>
-      <button class="danger" id="sign-out" type="button">${esc(t('pf.sign_out'))}</button>
+      <p class="row"><button class="danger" id="sign-out" type="button">${esc(t('pf.sign_out'))}</button>
+        <button class="danger" id="sign-out-everywhere" type="button">${esc(t('pf.sign_out_everywhere'))}</button></p>
+      <p class="muted">${esc(t('pf.sign_out_everywhere_why'))}</p>
     </section>
     <section class="card">
       <h2>${esc(t('pf.your_data'))}</h2>
@@ -258,6 +262,7 @@ export async function profilePage(app, { go, ask }) {
       rename.querySelector('[data-done]').hidden = false;
     } catch (error) {
       if (error instanceof DicecupError && error.code === 'invalid_request') fieldError(rename, 'name', t('pf.error.name_invalid'));
+      else if (error instanceof DicecupError && error.code.startsWith('name_')) fieldError(rename, 'name', t(`error.${error.code}`));
       else fieldError(rename, null, refusal(error));
     }
   });
@@ -268,7 +273,12 @@ export async function profilePage(app, { go, ask }) {
     const data = new FormData(credentials);
     const username = String(data.get('username')).trim();
     const password = String(data.get('password'));
+    const current = profile.username ? String(data.get('current_password') || '') : null;
     let bad = false;
+    if (current === '') {
+      fieldError(credentials, 'current_password', t('pf.error.current_password_empty'));
+      bad = true;
+    }
     if (!/^[A-Za-z0-9_.-]{3,32}$/.test(username)) {
       fieldError(credentials, 'username', t('pf.error.username_invalid'));
       bad = true;
@@ -279,13 +289,15 @@ export async function profilePage(app, { go, ask }) {
     }
     if (bad) return;
     try {
-      const updated = await api.request('POST', 'api/profiles/me/credentials', { body: { username, password }, token: profile.token });
+      const body = current === null ? { username, password } : { username, password, current_password: current };
+      const updated = await api.request('POST', 'api/profiles/me/credentials', { body, token: profile.token });
       profile.username = updated.username;
       credentials.querySelector('[data-done]').hidden = false;
-      credentials.querySelector('[name="password"]').value = '';
+      for (const input of credentials.querySelectorAll('[type="password"]')) input.value = '';
       app.querySelector('#credentials-state').textContent = t('pf.signed_in_as', { username: updated.username });
     } catch (error) {
       if (error instanceof DicecupError && error.code === 'username_taken') fieldError(credentials, 'username', t('pf.error.username_taken'));
+      else if (error instanceof DicecupError && error.code === 'wrong_password') fieldError(credentials, 'current_password', t('pf.error.wrong_password'));
       else if (error instanceof DicecupError && error.code === 'invalid_request') {
         const fields = invalidFields(error).filter((name) => name === 'username' || name === 'password');
         for (const name of fields.length ? fields : [null]) fieldError(credentials, name, name ? t(`pf.error.${name}_invalid`) : refusal(error));
@@ -295,12 +307,18 @@ export async function profilePage(app, { go, ask }) {
   app.querySelector('#sign-out').addEventListener('click', async () => {
     const question = profile.username ? t('pf.sign_out_confirm', { username: profile.username }) : t('pf.sign_out_lose');
     if (!(await ask(question, t('pf.sign_out'), t('confirm.no')))) return;
+    await signOut(profile.token); // and this browser forgets the person: seats, name, notifications
+    go('');
+  });
+  app.querySelector('#sign-out-everywhere').addEventListener('click', async () => {
+    const question = profile.username ? t('pf.sign_out_everywhere_confirm', { username: profile.username }) : t('pf.sign_out_lose');
+    if (!(await ask(question, t('pf.sign_out_everywhere'), t('confirm.no')))) return;
     try {
-      await api.request('DELETE', 'api/sessions/current', { token: profile.token });
+      await signOut(profile.token, true);
     } catch (error) {
-      if (!(error instanceof DicecupError && error.status === 401)) throw error;
+      dataError(error);
+      return;
     }
-    forget();
     go('');
   });
   const dataError = (error) => {
@@ -330,7 +348,7 @@ export async function profilePage(app, { go, ask }) {
       dataError(error);
       return;
     }
-    forget();
+    await forgetPerson();
     go('');
   });
 }
@@ -411,7 +429,7 @@ export async function historyPage(app, { go }) {
     ? `<h2>${esc(t('pf.open_seats'))}</h2><ul class="history-open" id="open-seats">${page.open
         .map(
           (seat) => `<li data-room="${esc(seat.room_code)}" data-player="${esc(seat.player_id)}">
-            <span><strong>${esc(t('room.title', { code: seat.room_code }))}</strong> · ${esc(t(`ruleset.${seat.ruleset}`))} · ${esc(seat.name)} · ${esc(t(`pf.status.${seat.status}`))}</span>
+            <span><strong>${esc(t('room.title', { code: seat.room_code }))}</strong> · ${esc(t(`ruleset.${seat.ruleset}`))} · <bdi>${esc(seat.name)}</bdi> · ${esc(t(`pf.status.${seat.status}`))}</span>
             <button class="primary small" data-rejoin="${esc(seat.room_code)}" data-player="${esc(seat.player_id)}" data-name="${esc(seat.name)}">${esc(t('pf.rejoin'))}</button></li>`,
         )
         .join('')}</ul>`

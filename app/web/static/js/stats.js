@@ -144,7 +144,7 @@ export async function leaderboardPage(app, { rulesets }) {
       .map(
         (entry) => `<tr data-rank="${entry.rank}" data-profile="${esc(entry.profile_id)}" class="${entry.profile_id === mine ? 'mine' : ''}">
           <td>${n(entry.rank)}</td>
-          <td class="name${/\S{17,}/.test(entry.name) ? ' long' : ''}"><a href="stats/${esc(entry.profile_id)}">${esc(entry.name)}</a>${tagged.has(entry.profile_id) ? ` <span class="muted small profile-tag" dir="ltr">#${esc(entry.profile_id.slice(0, 4))}</span>` : ''}
+          <td class="name${/\S{17,}/.test(entry.name) ? ' long' : ''}"><a href="stats/${esc(entry.profile_id)}"><bdi>${esc(entry.name)}</bdi></a>${tagged.has(entry.profile_id) ? ` <span class="muted small profile-tag" dir="ltr">#${esc(entry.profile_id.slice(0, 4))}</span>` : ''}
             <span class="when">${esc(date(entry.at))}</span></td>
           <td class="value">${value(entry)}</td>
           <td class="date">${esc(date(entry.at))}</td>

@@ -496,7 +496,7 @@ function analysisView(number) {
             .join('')}</ol>`
         : `<p class="muted">${esc(t('analysis.perfect'))}</p>`;
       return `<li class="seat-analysis" data-player="${esc(seat.player_id)}" data-loss="${seat.total_loss}">
-          <p><strong>${esc(seat.name)}</strong>${seat.resigned ? ` <span class="tag resigned">${esc(t('lc.resigned'))}</span>` : ''} · ${esc(t('analysis.accuracy', { percent: percent(seat.accuracy / 100) }))}
+          <p><strong><bdi>${esc(seat.name)}</bdi></strong>${seat.resigned ? ` <span class="tag resigned">${esc(t('lc.resigned'))}</span>` : ''} · ${esc(t('analysis.accuracy', { percent: percent(seat.accuracy / 100) }))}
             · ${esc(t('analysis.loss', { points: points1(seat.total_loss) }))}</p>${worst}</li>`;
     })
     .join('');
