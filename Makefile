@@ -11,7 +11,7 @@ LOCK_DEV := requirements/dev.txt
 UV_COMPILE = $(BIN)/uv pip compile pyproject.toml --universal --generate-hashes --python-version 3.11 \
 	--custom-compile-command "make lock" --quiet $(LOCK_ARGS)
 
-.PHONY: run test lint install lock config-doc clean
+.PHONY: run test lint install lock config-doc sdk-types clean
 
 $(STAMP): $(LOCK_DEV) pyproject.toml clients/python/pyproject.toml
 	@echo "==> Installing Dicecup and its locked dependencies into $(VENV) (first run: a minute or two)"
@@ -45,6 +45,12 @@ lock: $(STAMP)
 # docs/configuration.md from app/config.py's Settings
 config-doc: $(STAMP)
 	$(BIN)/python -m app config-doc --output docs/configuration.md
+
+# The SDKs' constants and types from the server's documents (GET /api/protocol.json
+# and /openapi.json, built in process): clients/js/src/generated/ and
+# clients/python/dicecup_client/generated/. Checked in.
+sdk-types: $(STAMP)
+	$(BIN)/python -m tools.sdk_types
 
 run: $(STAMP)
 	@echo "==> Starting Dicecup: migrating the database, then serving (Ctrl+C stops it)"
