@@ -48,7 +48,7 @@ config-doc: $(STAMP)
 
 # The SDKs' constants and types from the server's documents (GET /api/protocol.json
 # and /openapi.json, built in process): clients/js/src/generated/ and
-# clients/python/dicecup_client/generated/. Checked in.
+# clients/python/dicecup_client/generated/. Checked in; `make lint` fails when stale.
 sdk-types: $(STAMP)
 	$(BIN)/python -m tools.sdk_types
 
@@ -57,10 +57,11 @@ run: $(STAMP)
 	$(BIN)/python -m app serve
 
 lint: $(STAMP)
-	$(BIN)/ruff check app tests bench clients/python
-	$(BIN)/ruff format --check app tests bench clients/python
-	$(BIN)/mypy app
+	$(BIN)/ruff check app tests bench clients/python tools
+	$(BIN)/ruff format --check app tests bench clients/python tools
+	$(BIN)/mypy app tools/sdk_types
 	$(BIN)/mypy --strict clients/python/dicecup_client
+	$(BIN)/python -m tools.sdk_types --check
 
 # On every core (at most 4 workers; pytest-xdist), a test file per worker at a
 # time: its module fixtures (live servers, a browser) are set up once.
