@@ -19,7 +19,7 @@ QUIET_EDITABLE := PYTHONWARNINGS="ignore:Editable installation"
 UV_COMPILE = $(BIN)/uv pip compile pyproject.toml --universal --generate-hashes --python-version 3.11 \
 	--custom-compile-command "make lock" --quiet $(LOCK_ARGS)
 
-.PHONY: run test lint install backup lock config-doc clean
+.PHONY: run test lint install backup lock config-doc sdk-types clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -60,6 +60,12 @@ lock: $(STAMP)
 config-doc: $(STAMP)
 	$(BIN)/python -m app config-doc --output docs/configuration.md
 
+# The SDKs' constants and types from the server's documents (GET /api/protocol.json
+# and /openapi.json, built in process): clients/js/src/generated/ and
+# clients/python/dicecup_client/generated/. Checked in; `make lint` fails when stale.
+sdk-types: $(STAMP)
+	$(BIN)/python -m tools.sdk_types
+
 run: $(SERVER_STAMP)
 	@echo "==> Starting Dicecup: migrating the database, then serving (Ctrl+C stops it)"
 	$(BIN)/python -m app serve
@@ -72,10 +78,11 @@ backup: $(SERVER_STAMP)
 	$(BIN)/python -m app backup $(BACKUP)
 
 lint: $(STAMP)
-	$(BIN)/ruff check app tests bench clients/python
-	$(BIN)/ruff format --check app tests bench clients/python
-	$(BIN)/mypy app
+	$(BIN)/ruff check app tests bench clients/python tools
+	$(BIN)/ruff format --check app tests bench clients/python tools
+	$(BIN)/mypy app tools/sdk_types
 	$(BIN)/mypy --strict clients/python/dicecup_client
+	$(BIN)/python -m tools.sdk_types --check
 
 # On every core (at most 4 workers; pytest-xdist), a test file per worker at a
 # time: its module fixtures (live servers, a browser) are set up once.

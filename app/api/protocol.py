@@ -152,6 +152,8 @@ def protocol_document() -> dict[str, Any]:
         "type": "integer",
         "enum": [int(code) for code in CloseCode],
         "x-meanings": {str(int(code)): code.meaning for code in CloseCode},
+        # each code's name, as generators of client types name enum members (make sdk-types)
+        "x-enum-varnames": [code.name for code in CloseCode],
     }
     defs["ErrorCode"]["enum"] = [code.value for code in ErrorCode]
     return {

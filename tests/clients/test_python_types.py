@@ -1,6 +1,9 @@
-"""The Python client's types mirror the protocol's JSON Schema
-(``GET /api/protocol.json``): the same members in every shape, the same
-event types, close codes and error codes."""
+"""The Python client's names for the protocol's shapes (``dicecup_client.types``)
+are the shapes of its JSON Schema (``GET /api/protocol.json``) and of
+``/openapi.json``: generated ones under the SDK's names, and the few written
+by hand (the REST answers whose events the SDK types as the protocol does)
+with the same keys. tests/clients/test_sdk_types.py checks that the generated
+modules are what the documents give."""
 
 import typing
 
@@ -9,6 +12,7 @@ import pytest
 from dicecup_client import FATAL_CLOSE_CODES, CloseCode, ErrorCode
 
 from app.api.protocol import protocol_document
+from app.main import create_app
 
 PAIRS = {
     # client TypedDict: the schema's $defs name
@@ -68,6 +72,14 @@ def test_each_shape_has_the_schemas_members(ours, theirs) -> None:
     assert set(schema.get("required", [])) == typed.__required_keys__, ours
 
 
+@pytest.mark.parametrize(("ours", "theirs"), {"ActionResult": "ActionOut", "EventsPage": "EventsOut"}.items())
+def test_the_rest_answers_written_by_hand_have_the_documents_keys(ours, theirs) -> None:
+    typed = getattr(t, ours)
+    schema = create_app().openapi()["components"]["schemas"][theirs]
+    assert typed.__required_keys__ == set(schema["properties"]) == set(schema["required"])
+    assert not typed.__optional_keys__
+
+
 def test_patch_operations() -> None:
     keys = t.PatchOp.__required_keys__ | t.PatchOp.__optional_keys__
     assert set(defs()["PatchOp"]["properties"]) <= keys
@@ -86,6 +98,9 @@ def test_every_event_type() -> None:
 
 def test_close_and_error_codes() -> None:
     assert set(defs()["CloseCode"]["enum"]) <= {int(code) for code in CloseCode}
+    names = dict(zip(defs()["CloseCode"]["enum"], defs()["CloseCode"]["x-enum-varnames"], strict=True))
+    assert all(CloseCode[name] == code for code, name in names.items())
+    assert CloseCode.KEEPALIVE == CloseCode.KEEPALIVE_TIMEOUT == 1011 and CloseCode.NORMAL == 1000
     assert {code.value for code in ErrorCode} == set(defs()["ErrorCode"]["enum"])
     # the codes the protocol says not to reconnect after, as the same client
     assert {4404, 4401, 4403, 4409, 4429, 4400, 1008, 1009} == set(FATAL_CLOSE_CODES)

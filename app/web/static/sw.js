@@ -40,6 +40,7 @@ const SHELL = [
   'static/vendor/qrcode-generator/qrcode.mjs',
   'static/sdk/index.js',
   'static/sdk/codes.js',
+  'static/sdk/generated/constants.js',
   'static/sdk/connection.js',
   'static/sdk/events.js',
   'static/sdk/patch.js',

@@ -6,9 +6,6 @@
 /** @typedef {import('./types.js').RoomEvent} RoomEvent */
 /** @typedef {import('./types.js').WireEvent} WireEvent */
 
-/** The event types whose `data` protocol 2 may leave out. */
-export const COMPACT_EVENT_TYPES = Object.freeze(['turn_started', 'kept', 'rolled']);
-
 /**
  * `event` with its `data`: as it came, or, for an event that left it out,
  * read from `room`. Null when the data is missing and `room` is not the
@@ -34,9 +31,3 @@ export function withData(event, room) {
       return null;
   }
 }
-
-/**
- * The reactions a seat may send (POST /api/rooms/{code}/chat `{reaction}`), in the server's order.
- * @type {ReadonlyArray<import('./types.js').Reaction>}
- */
-export const REACTIONS = Object.freeze(['👍', '👏', '😂', '😮', '😢', '🎉', '🔥', '🎲']);

@@ -2,23 +2,26 @@
 
 import { isErrorCode } from './codes.js';
 
-/** @typedef {import('./types.js').Room} Room */
-/** @typedef {import('./types.js').Player} Player */
-/** @typedef {import('./types.js').Action} Action */
 /** @typedef {import('./types.js').ActionResult} ActionResult */
-/** @typedef {import('./types.js').CreatedRoom} CreatedRoom */
-/** @typedef {import('./types.js').JoinedRoom} JoinedRoom */
-/** @typedef {import('./types.js').QuickPlayed} QuickPlayed */
-/** @typedef {import('./types.js').PublicRooms} PublicRooms */
 /** @typedef {import('./types.js').EventsPage} EventsPage */
 /** @typedef {import('./types.js').RoomEvent} RoomEvent */
-/** @typedef {import('./types.js').ChatEvent} ChatEvent */
-/** @typedef {import('./types.js').ChatBody} ChatBody */
-/** @typedef {import('./types.js').RulesetInfo} RulesetInfo */
-/** @typedef {import('./types.js').Hint} Hint */
-/** @typedef {import('./types.js').Game} Game */
+/** @typedef {import('./types.js').ChatResult} ChatResult */
 /** @typedef {import('./types.js').BotLevel} BotLevel */
-/** @typedef {import('./types.js').Ruleset} Ruleset */
+/** @typedef {import('./generated/rest.js').Operations} Operations */
+// Each method's body, query and answer are those of its operation in /openapi.json
+// (generated/rest.js, `make sdk-types`), so tsc checks the SDK against the server's document.
+/**
+ * @template {keyof Operations} K
+ * @typedef {import('./generated/rest.js').BodyOf<K>} BodyOf
+ */
+/**
+ * @template {keyof Operations} K
+ * @typedef {import('./generated/rest.js').QueryOf<K>} QueryOf
+ */
+/**
+ * @template {keyof Operations} K
+ * @typedef {import('./generated/rest.js').ResponseOf<K>} ResponseOf
+ */
 
 /**
  * A refusal from the server, over REST or the socket: `code` is one of
@@ -127,13 +130,13 @@ export class DicecupApi {
    * One request; the parsed JSON answer (undefined for 204), or a thrown DicecupError.
    * @param {'GET' | 'POST' | 'PUT' | 'DELETE'} method
    * @param {string} path
-   * @param {{body?: unknown, token?: string | null, query?: Record<string, string | number | undefined>, signal?: AbortSignal}} [options]
+   * @param {{body?: unknown, token?: string | null, query?: Record<string, string | number | null | undefined>, signal?: AbortSignal}} [options]
    * @returns {Promise<any>}
    */
   async request(method, path, options = {}) {
     const url = apiUrl(this.baseUrl, path);
     for (const [key, value] of Object.entries(options.query ?? {})) {
-      if (value !== undefined) url.searchParams.set(key, String(value));
+      if (value !== undefined && value !== null) url.searchParams.set(key, String(value));
     }
     /** @type {Record<string, string>} */
     const headers = { accept: 'application/json' };
@@ -182,9 +185,9 @@ export class DicecupApi {
    * of each level with them, `start` starts Game #1 at once (play against
    * the computer in one call). With `profileToken` the seat is that
    * profile's (its history, stats and ratings count the games).
-   * @param {{name: string, ruleset?: Ruleset, max_players?: number, options?: Record<string, unknown>, bots?: BotLevel[], start?: boolean}} body
+   * @param {BodyOf<'POST /api/rooms'>} body
    * @param {string | null} [profileToken] a profile's token (POST /api/profiles, /api/sessions)
-   * @returns {Promise<CreatedRoom>}
+   * @returns {Promise<ResponseOf<'POST /api/rooms'>>}
    */
   createRoom(body, profileToken) {
     return this.request('POST', 'api/rooms', { body, token: profileToken });
@@ -192,7 +195,7 @@ export class DicecupApi {
 
   /**
    * @param {string} code
-   * @returns {Promise<Room>}
+   * @returns {Promise<ResponseOf<'GET /api/rooms/{code}'>>}
    */
   getRoom(code) {
     return this.request('GET', DicecupApi.room(code));
@@ -200,8 +203,8 @@ export class DicecupApi {
 
   /**
    * Public rooms in the lobby with a free seat, newest first; `next` is the cursor of the next page.
-   * @param {{ruleset?: Ruleset, cursor?: string, limit?: number}} [query]
-   * @returns {Promise<PublicRooms>}
+   * @param {QueryOf<'GET /api/rooms'>} [query]
+   * @returns {Promise<ResponseOf<'GET /api/rooms'>>}
    */
   publicRooms(query = {}) {
     return this.request('GET', 'api/rooms', { query });
@@ -210,9 +213,9 @@ export class DicecupApi {
   /**
    * Play with anyone: join the oldest public lobby room of the rule set with a free seat, or open one.
    * With `profileToken` the seat is that profile's, as on create and join.
-   * @param {{name: string, ruleset?: Ruleset, max_players?: number}} body
+   * @param {BodyOf<'POST /api/quickplay'>} body
    * @param {string | null} [profileToken] a profile's token
-   * @returns {Promise<QuickPlayed>}
+   * @returns {Promise<ResponseOf<'POST /api/quickplay'>>}
    */
   quickPlay(body, profileToken) {
     return this.request('POST', 'api/quickplay', { body, token: profileToken });
@@ -223,10 +226,12 @@ export class DicecupApi {
    * @param {string} code
    * @param {string} name
    * @param {string | null} [profileToken] a profile's token
-   * @returns {Promise<JoinedRoom>}
+   * @returns {Promise<ResponseOf<'POST /api/rooms/{code}/players'>>}
    */
   join(code, name, profileToken) {
-    return this.request('POST', `${DicecupApi.room(code)}/players`, { body: { name }, token: profileToken });
+    /** @type {BodyOf<'POST /api/rooms/{code}/players'>} */
+    const body = { name };
+    return this.request('POST', `${DicecupApi.room(code)}/players`, { body, token: profileToken });
   }
 
   /**
@@ -234,7 +239,7 @@ export class DicecupApi {
    * @param {string} code
    * @param {string} playerId
    * @param {string} token
-   * @returns {Promise<void>}
+   * @returns {Promise<ResponseOf<'DELETE /api/rooms/{code}/players/{player_id}'>>}
    */
   leave(code, playerId, token) {
     return this.request('DELETE', `${DicecupApi.room(code)}/players/${encodeURIComponent(playerId)}`, { token });
@@ -242,7 +247,7 @@ export class DicecupApi {
 
   /**
    * The server's VAPID public key (base64url): the `applicationServerKey` for pushManager.subscribe.
-   * @returns {Promise<{public_key: string}>}
+   * @returns {Promise<ResponseOf<'GET /api/push/key'>>}
    */
   pushKey() {
     return this.request('GET', 'api/push/key');
@@ -256,8 +261,8 @@ export class DicecupApi {
    * @param {string} playerId
    * @param {PushSubscriptionJSON} subscription
    * @param {string} token the seat's own
-   * @param {string} [lang] en, my, sw, gu, ar or mn
-   * @returns {Promise<{subscriptions: number}>}
+   * @param {import('./types.js').Language} [lang] the language of the notifications
+   * @returns {Promise<ResponseOf<'PUT /api/rooms/{code}/players/{player_id}/push'>>}
    */
   subscribePush(code, playerId, subscription, token, lang) {
     const body = { ...subscription, ...(lang ? { lang } : {}) };
@@ -270,7 +275,7 @@ export class DicecupApi {
    * @param {string} playerId
    * @param {string} token the seat's own
    * @param {string} [endpoint]
-   * @returns {Promise<{subscriptions: number}>}
+   * @returns {Promise<ResponseOf<'DELETE /api/rooms/{code}/players/{player_id}/push'>>}
    */
   unsubscribePush(code, playerId, token, endpoint) {
     return this.request('DELETE', `${DicecupApi.room(code)}/players/${encodeURIComponent(playerId)}/push`, {
@@ -284,17 +289,19 @@ export class DicecupApi {
    * @param {string} code
    * @param {BotLevel} level
    * @param {string} token the host's
-   * @returns {Promise<{player: Player}>}
+   * @returns {Promise<ResponseOf<'POST /api/rooms/{code}/bots'>>}
    */
   addBot(code, level, token) {
-    return this.request('POST', `${DicecupApi.room(code)}/bots`, { body: { level }, token });
+    /** @type {BodyOf<'POST /api/rooms/{code}/bots'>} */
+    const body = { level };
+    return this.request('POST', `${DicecupApi.room(code)}/bots`, { body, token });
   }
 
   /**
    * Start a game (host, between games); the room with the new game.
    * @param {string} code
    * @param {string} token the host's
-   * @returns {Promise<Room>}
+   * @returns {Promise<ResponseOf<'POST /api/rooms/{code}/games'>>}
    */
   start(code, token) {
     return this.request('POST', `${DicecupApi.room(code)}/games`, { token });
@@ -307,16 +314,18 @@ export class DicecupApi {
    * @param {string} code
    * @param {number} game the number of the game just finished
    * @param {string} token the seat's
-   * @returns {Promise<Room>}
+   * @returns {Promise<ResponseOf<'POST /api/rooms/{code}/rematch'>>}
    */
   rematch(code, game, token) {
-    return this.request('POST', `${DicecupApi.room(code)}/rematch`, { body: { game }, token });
+    /** @type {BodyOf<'POST /api/rooms/{code}/rematch'>} */
+    const body = { game };
+    return this.request('POST', `${DicecupApi.room(code)}/rematch`, { body, token });
   }
 
   /**
    * Roll, keep or score over REST (RoomConnection.act does it over the socket).
    * @param {string} code
-   * @param {Action} action
+   * @param {BodyOf<'POST /api/rooms/{code}/actions'>} action
    * @param {string} token
    * @returns {Promise<ActionResult>}
    */
@@ -327,9 +336,9 @@ export class DicecupApi {
   /**
    * Say something (`{text}`, 1-200 characters) or react (`{reaction}`, one of REACTIONS), as a seat.
    * @param {string} code
-   * @param {ChatBody} body
+   * @param {BodyOf<'POST /api/rooms/{code}/chat'>} body
    * @param {string} token
-   * @returns {Promise<{event: ChatEvent}>}
+   * @returns {Promise<ChatResult>}
    */
   chat(code, body, token) {
     return this.request('POST', `${DicecupApi.room(code)}/chat`, { body, token });
@@ -341,7 +350,7 @@ export class DicecupApi {
    * @param {string} playerId
    * @param {boolean} muted
    * @param {string} token the host's
-   * @returns {Promise<void>}
+   * @returns {Promise<ResponseOf<'PUT /api/rooms/{code}/players/{player_id}/mute'>>}
    */
   mute(code, playerId, muted, token) {
     return this.request(muted ? 'PUT' : 'DELETE', `${DicecupApi.room(code)}/players/${encodeURIComponent(playerId)}/mute`, { token });
@@ -350,7 +359,7 @@ export class DicecupApi {
   /**
    * One page of the room's events after `after`.
    * @param {string} code
-   * @param {{after?: number, limit?: number}} [page]
+   * @param {QueryOf<'GET /api/rooms/{code}/events'>} [page]
    * @returns {Promise<EventsPage>}
    */
   events(code, page = {}) {
@@ -382,7 +391,7 @@ export class DicecupApi {
    * One game of the room (Game #1, #2, ...).
    * @param {string} code
    * @param {number} number
-   * @returns {Promise<Game>}
+   * @returns {Promise<ResponseOf<'GET /api/rooms/{code}/games/{number}'>>}
    */
   game(code, number) {
     return this.request('GET', `${DicecupApi.room(code)}/games/${number}`);
@@ -392,13 +401,13 @@ export class DicecupApi {
    * The expected final total of every choice, for the seat whose turn it is.
    * @param {string} code
    * @param {string} token
-   * @returns {Promise<Hint>}
+   * @returns {Promise<ResponseOf<'GET /api/rooms/{code}/hint'>>}
    */
   hint(code, token) {
     return this.request('GET', `${DicecupApi.room(code)}/hint`, { token });
   }
 
-  /** @returns {Promise<RulesetInfo[]>} */
+  /** @returns {Promise<ResponseOf<'GET /api/rulesets'>>} */
   rulesets() {
     return this.request('GET', 'api/rulesets');
   }

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import {
+  CLOSE_CODE_MEANINGS,
   CloseCode,
   ConnectionClosed,
   DicecupError,
@@ -48,9 +49,16 @@ function dropSocket(conn) {
 test('the error and close codes are the schema\'s', live, async () => {
   const schema = await api().protocol();
   assert.deepEqual([...ERROR_CODES].sort(), [...schema.$defs.ErrorCode.enum].sort());
-  // the schema's close codes, and 1011 (keepalive timeout), which its description names
-  assert.match(schema.$defs.CloseCode.description, /1011/);
-  assert.deepEqual(Object.values(CloseCode).sort(), [...schema.$defs.CloseCode.enum, 1011].sort());
+  // the schema's close codes under its names, and the WebSocket standard 1000 and 1011
+  // (keepalive timeout, which its description names)
+  const closes = schema.$defs.CloseCode;
+  assert.match(closes.description, /1011/);
+  assert.deepEqual(Object.values(CloseCode).sort(), [...closes.enum, 1000, 1011].sort());
+  closes.enum.forEach((/** @type {number} */ code, /** @type {number} */ i) => {
+    assert.equal(CloseCode[/** @type {keyof typeof CloseCode} */ (closes['x-enum-varnames'][i])], code);
+    assert.equal(CLOSE_CODE_MEANINGS[/** @type {keyof typeof CLOSE_CODE_MEANINGS} */ (code)], closes['x-meanings'][String(code)]);
+  });
+  assert.deepEqual([...REACTIONS], schema.$defs.ChatReactionData.properties.reaction.enum);
   assert.ok(Object.isFrozen(ErrorCode) && Object.isFrozen(CloseCode) && Object.isFrozen(ERROR_CODES));
 });
 

@@ -5,21 +5,49 @@ a room store with subscriptions, a bot API and a terminal client
 
 from .bots import BOTS, Bot, GreedyBot, play_bot, run_bot
 from .connection import Backoff, RoomConnection
-from .errors import FATAL_CLOSE_CODES, CloseCode, ConnectionStopped, DicecupError, ErrorCode, StopReason
+from .errors import (
+    CLOSE_CODE_MEANINGS,
+    FATAL_CLOSE_CODES,
+    CloseCode,
+    ConnectionStopped,
+    DicecupError,
+    ErrorCode,
+    StopReason,
+)
 from .patch import PatchError, apply_patch
 from .rest import DicecupClient, socket_url
 from .store import RoomStore
-from .types import REACTIONS, Action, Event, Game, Player, PushSubscription, Reaction, Room, Turn
+from .types import (
+    BOT_LEVELS,
+    EVENT_TYPES,
+    REACTIONS,
+    RULESETS,
+    Action,
+    BotLevel,
+    Event,
+    Game,
+    Player,
+    PushSubscription,
+    Reaction,
+    Room,
+    Ruleset,
+    Turn,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
     "BOTS",
+    "BOT_LEVELS",
+    "CLOSE_CODE_MEANINGS",
+    "EVENT_TYPES",
     "FATAL_CLOSE_CODES",
     "REACTIONS",
+    "RULESETS",
     "Action",
     "Backoff",
     "Bot",
+    "BotLevel",
     "CloseCode",
     "ConnectionStopped",
     "DicecupClient",
@@ -35,6 +63,7 @@ __all__ = [
     "Room",
     "RoomConnection",
     "RoomStore",
+    "Ruleset",
     "StopReason",
     "Turn",
     "apply_patch",

@@ -3,92 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import IntEnum, StrEnum
 
+from .generated.constants import CLOSE_CODE_MEANINGS, CloseCode, ErrorCode
 
-class ErrorCode(StrEnum):
-    """Every ``code`` an error body or a socket ``error`` message carries today.
-    :attr:`DicecupError.code` is a plain string, so a code added by a newer
-    server still arrives; compare with these members (``StrEnum`` equals its value)."""
-
-    UNAUTHORIZED = "unauthorized"
-    FORBIDDEN = "forbidden"
-    NOT_HOST = "not_host"
-    NOT_AWAY = "not_away"
-    HINTS_DISABLED = "hints_disabled"
-    CHAT_DISABLED = "chat_disabled"
-    MUTED = "muted"
-    REMOVED_FROM_ROOM = "removed_from_room"
-    ROOM_NOT_FOUND = "room_not_found"
-    GAME_NOT_FOUND = "game_not_found"
-    PLAYER_NOT_FOUND = "player_not_found"
-    PROFILE_NOT_FOUND = "profile_not_found"
-    NOT_FOUND = "not_found"
-    METHOD_NOT_ALLOWED = "method_not_allowed"
-    TOO_LARGE = "too_large"
-    INVALID_REQUEST = "invalid_request"
-    TURN_SECONDS_OUT_OF_RANGE = "turn_seconds_out_of_range"
-    INVALID_CURSOR = "invalid_cursor"
-    RATE_LIMITED = "rate_limited"
-    RATE_LIMITER_UNAVAILABLE = "rate_limiter_unavailable"
-    NOT_YOUR_TURN = "not_your_turn"
-    MUST_ROLL_FIRST = "must_roll_first"
-    NO_ROLLS_LEFT = "no_rolls_left"
-    TOO_MANY_KEEPS = "too_many_keeps"
-    BOX_FILLED = "box_filled"
-    UNKNOWN_BOX = "unknown_box"
-    JOKER_LOWER_BOX = "joker_lower_box"
-    JOKER_FORCES_UPPER = "joker_forces_upper"
-    UPPER_SECTION_FIRST = "upper_section_first"
-    GAME_NOT_STARTED = "game_not_started"
-    GAME_OVER = "game_over"
-    GAME_IN_PROGRESS = "game_in_progress"
-    REMATCH_STARTED = "rematch_started"
-    ROOM_FULL = "room_full"
-    ROOM_CLOSED = "room_closed"
-    SPECTATORS_FULL = "spectators_full"
-    STALE_VERSION = "stale_version"
-    ID_REUSED = "id_reused"
-    RESIGNED = "resigned"
-    NAME_EMPTY = "name_empty"
-    NAME_TOO_LONG = "name_too_long"
-    NAME_INVALID = "name_invalid"
-    NAME_TAKEN = "name_taken"
-    CHAT_EMPTY = "chat_empty"
-    CHAT_TOO_LONG = "chat_too_long"
-    CHAT_INVALID = "chat_invalid"
-    USERNAME_TAKEN = "username_taken"
-    WRONG_PASSWORD = "wrong_password"
-    INVALID_SUBSCRIPTION = "invalid_subscription"
-    TOO_MANY_SUBSCRIPTIONS = "too_many_subscriptions"
-    PUSH_UNAVAILABLE = "push_unavailable"
-    STRATEGY_UNAVAILABLE = "strategy_unavailable"
-    SERVER_BUSY = "server_busy"
-    HTTP_ERROR = "http_error"
-    INTERNAL_ERROR = "internal_error"
-
-
-class CloseCode(IntEnum):
-    """The codes a room socket closes with."""
-
-    NORMAL = 1000
-    POLICY = 1008
-    """More messages than the flood limit."""
-    TOO_BIG = 1009
-    """A message over the size limit."""
-    KEEPALIVE = 1011
-    """The client did not answer the server's pings (a stalled reader)."""
-    GOING_AWAY = 1012
-    """The server is shutting down."""
-    TRY_AGAIN_LATER = 1013
-    """The client fell too far behind."""
-    BAD_HELLO = 4400
-    BAD_TOKEN = 4401
-    SEAT_GONE = 4403
-    UNKNOWN_ROOM = 4404
-    SPECTATORS_FULL = 4409
-    RATE_LIMITED = 4429
-
+# ErrorCode, CloseCode and their meanings are generated from the server's
+# documents (`make sdk-types`); which close codes stop a connection is this
+# client's choice, made here.
+__all__ = [
+    "CLOSE_CODE_MEANINGS",
+    "FATAL_CLOSE_CODES",
+    "CloseCode",
+    "ConnectionStopped",
+    "DicecupError",
+    "ErrorCode",
+    "StopReason",
+]
 
 FATAL_CLOSE_CODES = frozenset(
     {

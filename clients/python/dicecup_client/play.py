@@ -23,14 +23,14 @@ import re
 import sys
 import threading
 from collections.abc import Sequence
-from typing import TextIO, cast
+from typing import TextIO
 from urllib.parse import urlsplit, urlunsplit
 
 from .bots import GreedyBot, best_box
 from .connection import RoomConnection
 from .errors import ConnectionStopped, DicecupError
 from .rest import DicecupClient
-from .types import BotLevel, Event, Player, Room, RulesetInfo, Turn
+from .types import BOT_LEVELS, RULESETS, Event, Player, Room, RulesetInfo, Turn
 
 HELP = """commands:
   r [POS...]     roll; with positions (1-5), keep exactly those dice first
@@ -41,13 +41,12 @@ HELP = """commands:
   say TEXT       say something in the room's chat (up to 200 characters)
   start          start a game (host; after a game: without waiting for everyone)
   again          play again after a game (any seat; it starts once everyone has accepted)
-  bot LEVEL      seat a server bot: optimal, strong, casual, beginner or greedy (host)
+  bot LEVEL      seat a server bot: {levels} (host)
   show           the dice and the scorecard
   leave          leave your seat (between games)
   help           this list
-  q              quit"""
+  q              quit""".format(levels=", ".join(BOT_LEVELS[:-1]) + " or " + BOT_LEVELS[-1])
 
-LEVELS = ("optimal", "strong", "casual", "beginner", "greedy")
 LINK = re.compile(r"^(?P<base>.*?)/r/(?P<code>[A-Za-z0-9]+)/?$")
 
 
@@ -317,9 +316,9 @@ class Terminal:
                 if self.token is None:
                     raise ValueError("spectators cannot seat bots")
                 level = args[0] if args else "optimal"
-                if level not in LEVELS:
-                    raise ValueError(f"levels: {', '.join(LEVELS)}")
-                player = await self.client.add_bot(self.room["code"], self.token, cast(BotLevel, level))
+                if level not in BOT_LEVELS:
+                    raise ValueError(f"levels: {', '.join(BOT_LEVELS)}")
+                player = await self.client.add_bot(self.room["code"], self.token, level)
                 await conn.wait_for(lambda r: any(p["id"] == player["id"] for p in r["players"]), 10)
             elif verb == "leave":
                 if self.token is None or self.me is None:
@@ -411,7 +410,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--name", default=os.environ.get("DICECUP_NAME", "Player"), help="your name (default: Player)")
     p.add_argument("--token", help="your seat token, to come back to your seat")
     p.add_argument("--watch", action="store_true", help="watch without taking a seat")
-    p.add_argument("--ruleset", default="yahtzee", choices=["yahtzee", "yacht", "yatzy"], help="for a new room")
+    p.add_argument("--ruleset", default="yahtzee", choices=RULESETS, help="for a new room")
     p.add_argument("--players", type=int, default=4, help="seats of a new room (default 4)")
     p.add_argument("--solo", action="store_true", help="a new one-seat room")
     p.add_argument("--protocol", type=int, default=2, choices=[1, 2], help=argparse.SUPPRESS)
