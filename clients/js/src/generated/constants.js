@@ -15,6 +15,7 @@ export const ErrorCode = Object.freeze({
   HINTS_DISABLED: 'hints_disabled',
   CHAT_DISABLED: 'chat_disabled',
   MUTED: 'muted',
+  REMOVED_FROM_ROOM: 'removed_from_room',
   ROOM_NOT_FOUND: 'room_not_found',
   GAME_NOT_FOUND: 'game_not_found',
   PLAYER_NOT_FOUND: 'player_not_found',
@@ -26,9 +27,11 @@ export const ErrorCode = Object.freeze({
   TURN_SECONDS_OUT_OF_RANGE: 'turn_seconds_out_of_range',
   INVALID_CURSOR: 'invalid_cursor',
   RATE_LIMITED: 'rate_limited',
+  RATE_LIMITER_UNAVAILABLE: 'rate_limiter_unavailable',
   NOT_YOUR_TURN: 'not_your_turn',
   MUST_ROLL_FIRST: 'must_roll_first',
   NO_ROLLS_LEFT: 'no_rolls_left',
+  TOO_MANY_KEEPS: 'too_many_keeps',
   BOX_FILLED: 'box_filled',
   UNKNOWN_BOX: 'unknown_box',
   JOKER_LOWER_BOX: 'joker_lower_box',
@@ -52,10 +55,12 @@ export const ErrorCode = Object.freeze({
   CHAT_TOO_LONG: 'chat_too_long',
   CHAT_INVALID: 'chat_invalid',
   USERNAME_TAKEN: 'username_taken',
+  WRONG_PASSWORD: 'wrong_password',
   INVALID_SUBSCRIPTION: 'invalid_subscription',
   TOO_MANY_SUBSCRIPTIONS: 'too_many_subscriptions',
   PUSH_UNAVAILABLE: 'push_unavailable',
   STRATEGY_UNAVAILABLE: 'strategy_unavailable',
+  SERVER_BUSY: 'server_busy',
   HTTP_ERROR: 'http_error',
   INTERNAL_ERROR: 'internal_error',
 });
@@ -177,9 +182,9 @@ export const PROTOCOLS = Object.freeze([1, 2]);
 
 /**
  * @typedef {'player_joined' | 'player_left' | 'seat_token_rotated' | 'room_closed' | 'game_started'
- *   | 'turn_started' | 'kept' | 'rolled' | 'scored' | 'game_finished' | 'turn_timed_out' | 'player_away'
- *   | 'player_back' | 'player_resigned' | 'rematch_accepted' | 'hint_used' | 'chat' | 'player_muted'
- *   | 'player_unmuted'} EventType
+ *   | 'turn_started' | 'kept' | 'rolled' | 'scored' | 'game_finished' | 'turn_timed_out' | 'player_absent'
+ *   | 'player_away' | 'player_back' | 'player_resigned' | 'rematch_accepted' | 'hint_used' | 'chat'
+ *   | 'player_muted' | 'player_unmuted'} EventType
  */
 
 /**
@@ -198,6 +203,7 @@ export const EVENT_TYPES = Object.freeze([
   'scored',
   'game_finished',
   'turn_timed_out',
+  'player_absent',
   'player_away',
   'player_back',
   'player_resigned',

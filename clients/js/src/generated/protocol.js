@@ -7,6 +7,13 @@
 /** @typedef {import('./constants.js').ErrorCodeValue} ErrorCodeValue */
 
 /**
+ * A seat whose person has gone, on its turn in an untimed room (player_absent).
+ * @typedef {object} AbsentData
+ * @property {string} player_id
+ * @property {string} deadline when the seat becomes away (the autopilot plays) unless its person comes back
+ */
+
+/**
  * @typedef {object} Ack
  * @property {'ack'} type
  * @property {string | null} id
@@ -54,16 +61,16 @@
 /**
  * A room event as protocol 1 and the REST API carry it.
  * @typedef {PlayerJoined | PlayerLeft | SeatTokenRotated | RoomClosed | GameStarted | TurnStarted
- *   | KeptEvent | Rolled | Scored | GameFinished | TurnTimedOut | PlayerAway | PlayerBack | PlayerResigned
- *   | RematchAccepted | HintUsed | ChatEvent | PlayerMuted | PlayerUnmuted} Event
+ *   | KeptEvent | Rolled | Scored | GameFinished | TurnTimedOut | PlayerAbsent | PlayerAway | PlayerBack
+ *   | PlayerResigned | RematchAccepted | HintUsed | ChatEvent | PlayerMuted | PlayerUnmuted} Event
  */
 
 /**
  * A room event as protocol 2's event message carries it: turn_started, kept and rolled may leave out `data`
  * (it is in the room once the message's patch is applied).
  * @typedef {PlayerJoined | PlayerLeft | SeatTokenRotated | RoomClosed | GameStarted | TurnStartedV2
- *   | KeptEventV2 | RolledV2 | Scored | GameFinished | TurnTimedOut | PlayerAway | PlayerBack
- *   | PlayerResigned | RematchAccepted | HintUsed | ChatEvent | PlayerMuted | PlayerUnmuted} EventOnV2
+ *   | KeptEventV2 | RolledV2 | Scored | GameFinished | TurnTimedOut | PlayerAbsent | PlayerAway
+ *   | PlayerBack | PlayerResigned | RematchAccepted | HintUsed | ChatEvent | PlayerMuted | PlayerUnmuted} EventOnV2
  */
 
 /**
@@ -103,6 +110,9 @@
  * @property {Record<string, number>} totals
  * @property {string[]} winners
  * @property {string} seed
+ * @property {'completed' | 'resigned'} [reason] completed: every card filled; resigned: every other person
+ *   had resigned, so the game ended at once with the one still playing as its winner (absent from games
+ *   finished before it was kept) (default "completed")
  */
 
 /**
@@ -120,6 +130,10 @@
  *   the autopilot's turn, or the game is over
  * @property {Record<string, number>} hints each player's hinted rolls in this game (hint_used events), every
  *   player of the game listed
+ * @property {string | null} absent_deadline untimed rooms: the person whose turn it is has no socket open; at
+ *   this time their seat becomes away (the autopilot plays) unless they come back; null otherwise
+ * @property {'completed' | 'resigned' | null} ended null while the game is played; completed: every card
+ *   filled; resigned: it ended at once when every other person had resigned, cards as they stood
  */
 
 /**
@@ -144,6 +158,9 @@
  * @property {number} number
  * @property {Record<string, number>} totals
  * @property {string[]} winners
+ * @property {string[]} resigned the players who resigned from that game (they could not win)
+ * @property {'completed' | 'resigned'} ended completed, or resigned: it ended when every other person had
+ *   resigned
  */
 
 /**
@@ -231,6 +248,17 @@
  */
 
 /**
+ * Untimed room: the person whose turn it is has had no socket open for a few seconds; the seat becomes away
+ * at `data.deadline` unless they come back (`player_back`).
+ * @typedef {object} PlayerAbsent
+ * @property {number} version (at least 1)
+ * @property {string | null} player_id
+ * @property {string} at
+ * @property {'player_absent'} type
+ * @property {AbsentData} data
+ */
+
+/**
  * Two timeouts in a row: the autopilot plays the seat's turns at once until it acts or reconnects.
  * @typedef {object} PlayerAway
  * @property {number} version (at least 1)
@@ -241,7 +269,7 @@
  */
 
 /**
- * An away seat acted or reconnected.
+ * An away seat, or an absent one, acted or reconnected.
  * @typedef {object} PlayerBack
  * @property {number} version (at least 1)
  * @property {string | null} player_id

@@ -143,8 +143,9 @@
 
 /**
  * @typedef {object} CreateProfile
- * @property {string} name 1-32 characters after trimming outer whitespace; no control characters (at most 32
- *   characters)
+ * @property {string} name a player's name: Unicode NFC, whitespace collapsed and trimmed, 1-32 grapheme
+ *   clusters, no control or invisible characters; refused with name_empty, name_too_long or name_invalid
+ *   (docs/api.md, Names) (at most 256 characters)
  */
 
 /**
@@ -173,6 +174,8 @@
  * @property {string} username 3-32 letters, digits, `_`, `.` or `-`; compared case-insensitively (at most 32
  *   characters)
  * @property {string} password 8-128 characters (at most 128 characters)
+ * @property {string | null} [current_password] the password the profile has now: needed once one is set (else
+ *   403 wrong_password) (default null; at most 128 characters)
  */
 
 /**
@@ -257,7 +260,7 @@
  * @typedef {object} HeadlineOut
  * @property {number} games
  * @property {number} wins
- * @property {number} best
+ * @property {number | null} best the best total of a full card; null if every game ended early
  */
 
 /**
@@ -471,8 +474,9 @@
 
 /**
  * @typedef {object} Rename
- * @property {string} name 1-32 characters after trimming outer whitespace; no control characters (at most 32
- *   characters)
+ * @property {string} name a player's name: Unicode NFC, whitespace collapsed and trimmed, 1-32 grapheme
+ *   clusters, no control or invisible characters; refused with name_empty, name_too_long or name_invalid
+ *   (docs/api.md, Names) (at most 256 characters)
  */
 
 /**
@@ -487,6 +491,8 @@
  * @property {boolean} won
  * @property {number} yahtzees
  * @property {boolean} upper_bonus
+ * @property {boolean} complete false: the game ended before this card was full (every other person resigned);
+ *   it counts for games, wins and ratings, never for bests or averages
  * @property {string} finished_at
  */
 
@@ -510,12 +516,13 @@
  * @property {number} games
  * @property {number} wins
  * @property {number} win_rate (0 to 1)
- * @property {number} average
- * @property {number} best
+ * @property {number | null} average the average total of full cards (a game that ended early, everyone else
+ *   having resigned, is left out); null if there is none
+ * @property {number | null} best the best total of a full card; null if there is none
  * @property {number | null} solo_best personal best: the best total of a solo game, null if none
  * @property {number} yahtzees Yahtzees, Yachts or Yatzys rolled and scored (Yahtzee bonuses included)
- * @property {number} upper_bonus_rate (0 to 1)
- * @property {HistogramBar[]} histogram final totals in bars of 25 points (empty bars left out)
+ * @property {number | null} upper_bonus_rate of full cards; null if there is none (0 to 1)
+ * @property {HistogramBar[]} histogram totals of full cards in bars of 25 points (empty bars left out)
  */
 
 /**
@@ -535,6 +542,8 @@
  * @property {number} total_loss expected points lost over the game (at least 0)
  * @property {number} mean_loss expected points lost per decision (at least 0)
  * @property {DecisionOut[]} worst the (up to) three most costly decisions, with what was best
+ * @property {boolean} [resigned] the seat resigned: only its decisions before resigning are valued (not the
+ *   autopilot's after) (default false)
  */
 
 /**
@@ -757,6 +766,7 @@
  *     response: RulesetOut[],
  *   },
  *   'POST /api/sessions': {path: NoParams, query: NoParams, body: SignIn, response: ProfileCreated},
+ *   'DELETE /api/sessions': {path: NoParams, query: NoParams, body: undefined, response: undefined},
  *   'DELETE /api/sessions/current': {path: NoParams, query: NoParams, body: undefined, response: undefined},
  *   'GET /metrics': {path: NoParams, query: NoParams, body: undefined, response: unknown},
  * }} Operations

@@ -19,6 +19,7 @@ class ErrorCode(StrEnum):
     HINTS_DISABLED = "hints_disabled"
     CHAT_DISABLED = "chat_disabled"
     MUTED = "muted"
+    REMOVED_FROM_ROOM = "removed_from_room"
     ROOM_NOT_FOUND = "room_not_found"
     GAME_NOT_FOUND = "game_not_found"
     PLAYER_NOT_FOUND = "player_not_found"
@@ -30,9 +31,11 @@ class ErrorCode(StrEnum):
     TURN_SECONDS_OUT_OF_RANGE = "turn_seconds_out_of_range"
     INVALID_CURSOR = "invalid_cursor"
     RATE_LIMITED = "rate_limited"
+    RATE_LIMITER_UNAVAILABLE = "rate_limiter_unavailable"
     NOT_YOUR_TURN = "not_your_turn"
     MUST_ROLL_FIRST = "must_roll_first"
     NO_ROLLS_LEFT = "no_rolls_left"
+    TOO_MANY_KEEPS = "too_many_keeps"
     BOX_FILLED = "box_filled"
     UNKNOWN_BOX = "unknown_box"
     JOKER_LOWER_BOX = "joker_lower_box"
@@ -56,10 +59,12 @@ class ErrorCode(StrEnum):
     CHAT_TOO_LONG = "chat_too_long"
     CHAT_INVALID = "chat_invalid"
     USERNAME_TAKEN = "username_taken"
+    WRONG_PASSWORD = "wrong_password"
     INVALID_SUBSCRIPTION = "invalid_subscription"
     TOO_MANY_SUBSCRIPTIONS = "too_many_subscriptions"
     PUSH_UNAVAILABLE = "push_unavailable"
     STRATEGY_UNAVAILABLE = "strategy_unavailable"
+    SERVER_BUSY = "server_busy"
     HTTP_ERROR = "http_error"
     INTERNAL_ERROR = "internal_error"
 
@@ -72,6 +77,7 @@ ErrorCodeValue: TypeAlias = Literal[
     "hints_disabled",
     "chat_disabled",
     "muted",
+    "removed_from_room",
     "room_not_found",
     "game_not_found",
     "player_not_found",
@@ -83,9 +89,11 @@ ErrorCodeValue: TypeAlias = Literal[
     "turn_seconds_out_of_range",
     "invalid_cursor",
     "rate_limited",
+    "rate_limiter_unavailable",
     "not_your_turn",
     "must_roll_first",
     "no_rolls_left",
+    "too_many_keeps",
     "box_filled",
     "unknown_box",
     "joker_lower_box",
@@ -109,10 +117,12 @@ ErrorCodeValue: TypeAlias = Literal[
     "chat_too_long",
     "chat_invalid",
     "username_taken",
+    "wrong_password",
     "invalid_subscription",
     "too_many_subscriptions",
     "push_unavailable",
     "strategy_unavailable",
+    "server_busy",
     "http_error",
     "internal_error",
 ]
@@ -215,6 +225,7 @@ EventType: TypeAlias = Literal[
     "scored",
     "game_finished",
     "turn_timed_out",
+    "player_absent",
     "player_away",
     "player_back",
     "player_resigned",
@@ -236,6 +247,7 @@ EVENT_TYPES: tuple[EventType, ...] = (
     "scored",
     "game_finished",
     "turn_timed_out",
+    "player_absent",
     "player_away",
     "player_back",
     "player_resigned",

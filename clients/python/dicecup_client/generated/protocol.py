@@ -10,6 +10,15 @@ from .constants import ErrorCodeValue
 
 
 @final
+class AbsentData(TypedDict):
+    """A seat whose person has gone, on its turn in an untimed room (player_absent)."""
+
+    player_id: str
+    deadline: str
+    """when the seat becomes away (the autopilot plays) unless its person comes back"""
+
+
+@final
 class Ack(TypedDict):
     type: Literal["ack"]
     id: str | None
@@ -130,6 +139,10 @@ class GameFinishedData(TypedDict):
     totals: dict[str, int]
     winners: list[str]
     seed: str
+    reason: NotRequired[Literal["completed", "resigned"]]
+    """completed: every card filled; resigned: every other person had resigned, so the game ended at once
+    with the one still playing as its winner (absent from games finished before it was kept) (default
+    "completed")"""
 
 
 @final
@@ -208,6 +221,19 @@ class KeptEvent(TypedDict):
 
 
 @final
+class PlayerAbsent(TypedDict):
+    """Untimed room: the person whose turn it is has had no socket open for a few seconds; the seat becomes
+    away at ``data.deadline`` unless they come back (``player_back``)."""
+
+    version: int
+    """(at least 1)"""
+    player_id: str | None
+    at: str
+    type: Literal["player_absent"]
+    data: AbsentData
+
+
+@final
 class SeatData(TypedDict):
     """The seat an event is about (turn_timed_out, player_away, player_back, player_resigned, player_muted,
     player_unmuted)."""
@@ -229,7 +255,7 @@ class PlayerAway(TypedDict):
 
 @final
 class PlayerBack(TypedDict):
-    """An away seat acted or reconnected."""
+    """An away seat, or an absent one, acted or reconnected."""
 
     version: int
     """(at least 1)"""
@@ -448,6 +474,7 @@ Event: TypeAlias = (
     | Scored
     | GameFinished
     | TurnTimedOut
+    | PlayerAbsent
     | PlayerAway
     | PlayerBack
     | PlayerResigned
@@ -518,6 +545,7 @@ EventOnV2: TypeAlias = (
     | Scored
     | GameFinished
     | TurnTimedOut
+    | PlayerAbsent
     | PlayerAway
     | PlayerBack
     | PlayerResigned
@@ -576,6 +604,12 @@ class GameOut(TypedDict):
     game is over"""
     hints: dict[str, int]
     """each player's hinted rolls in this game (hint_used events), every player of the game listed"""
+    absent_deadline: str | None
+    """untimed rooms: the person whose turn it is has no socket open; at this time their seat becomes away
+    (the autopilot plays) unless they come back; null otherwise"""
+    ended: Literal["completed", "resigned"] | None
+    """null while the game is played; completed: every card filled; resigned: it ended at once when every
+    other person had resigned, cards as they stood"""
 
 
 @final
@@ -583,6 +617,10 @@ class GameSummary(TypedDict):
     number: int
     totals: dict[str, int]
     winners: list[str]
+    resigned: list[str]
+    """the players who resigned from that game (they could not win)"""
+    ended: Literal["completed", "resigned"]
+    """completed, or resigned: it ended when every other person had resigned"""
 
 
 @final

@@ -88,6 +88,9 @@ class SeatAnalysisOut(TypedDict):
     """expected points lost per decision (at least 0)"""
     worst: list[DecisionOut]
     """the (up to) three most costly decisions, with what was best"""
+    resigned: NotRequired[bool]
+    """the seat resigned: only its decisions before resigning are valued (not the autopilot's after)
+    (default false)"""
 
 
 @final
@@ -226,7 +229,9 @@ class CreateOptions(TypedDict):
 @final
 class CreateProfile(TypedDict):
     name: str
-    """1-32 characters after trimming outer whitespace; no control characters (at most 32 characters)"""
+    """a player's name: Unicode NFC, whitespace collapsed and trimmed, 1-32 grapheme clusters, no control
+    or invisible characters; refused with name_empty, name_too_long or name_invalid (docs/api.md, Names)
+    (at most 256 characters)"""
 
 
 @final
@@ -260,6 +265,9 @@ class Credentials(TypedDict):
     """3-32 letters, digits, `_`, `.` or `-`; compared case-insensitively (at most 32 characters)"""
     password: str
     """8-128 characters (at most 128 characters)"""
+    current_password: NotRequired[str | None]
+    """the password the profile has now: needed once one is set (else 403 wrong_password) (default null; at
+    most 128 characters)"""
 
 
 @final
@@ -321,7 +329,8 @@ class EventsOut(TypedDict):
 class HeadlineOut(TypedDict):
     games: int
     wins: int
-    best: int
+    best: int | None
+    """the best total of a full card; null if every game ended early"""
 
 
 @final
@@ -375,6 +384,9 @@ class ResultOut(TypedDict):
     won: bool
     yahtzees: int
     upper_bonus: bool
+    complete: bool
+    """false: the game ended before this card was full (every other person resigned); it counts for games,
+    wins and ratings, never for bests or averages"""
     finished_at: str
 
 
@@ -610,7 +622,9 @@ class Rematch(TypedDict):
 @final
 class Rename(TypedDict):
     name: str
-    """1-32 characters after trimming outer whitespace; no control characters (at most 32 characters)"""
+    """a player's name: Unicode NFC, whitespace collapsed and trimmed, 1-32 grapheme clusters, no control
+    or invisible characters; refused with name_empty, name_too_long or name_invalid (docs/api.md, Names)
+    (at most 256 characters)"""
 
 
 @final
@@ -649,16 +663,19 @@ class RulesetStatsOut(TypedDict):
     wins: int
     win_rate: float
     """(0 to 1)"""
-    average: float
-    best: int
+    average: float | None
+    """the average total of full cards (a game that ended early, everyone else having resigned, is left
+    out); null if there is none"""
+    best: int | None
+    """the best total of a full card; null if there is none"""
     solo_best: int | None
     """personal best: the best total of a solo game, null if none"""
     yahtzees: int
     """Yahtzees, Yachts or Yatzys rolled and scored (Yahtzee bonuses included)"""
-    upper_bonus_rate: float
-    """(0 to 1)"""
+    upper_bonus_rate: float | None
+    """of full cards; null if there is none (0 to 1)"""
     histogram: list[HistogramBar]
-    """final totals in bars of 25 points (empty bars left out)"""
+    """totals of full cards in bars of 25 points (empty bars left out)"""
 
 
 @final
