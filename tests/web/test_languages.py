@@ -325,3 +325,50 @@ async def test_the_one_thumb_layout_fits_in_every_language(
     assert await page.evaluate("window.scrollY") == 0
     await context.close()
     assert console.errors == []
+
+
+# A player's name may use any letter of its script, not only those the
+# catalogs use: each letter must have a glyph in the bundled font. A letter
+# the font lacks draws the same box as a code point no font has (one
+# unassigned in the face's unicode-range).
+LETTERS = {
+    "my": ([(0x1000, 0x109F), (0xA9E0, 0xA9FF), (0xAA60, 0xAA7F)], 0xA9FF),
+    "gu": ([(0x0A80, 0x0AFF)], 0x0A80),
+    "ar": ([(0x0600, 0x06FF), (0x0750, 0x077F)], 0xFBC3),
+}
+MISSING_GLYPHS = """async ([family, ranges, unassigned]) => {
+  await document.fonts.load(`40px "${family}"`, String.fromCodePoint(ranges[0][0] + 0x15));
+  const canvas = document.createElement('canvas');
+  canvas.width = 64; canvas.height = 64;
+  const ctx = canvas.getContext('2d', { willReadFrequently: true });
+  const draw = (text) => {
+    ctx.clearRect(0, 0, 64, 64);
+    ctx.font = `40px "${family}"`;
+    ctx.fillText(text, 12, 44);
+    return ctx.getImageData(0, 0, 64, 64).data.join();
+  };
+  const box = draw(String.fromCodePoint(unassigned));
+  if (!/[^0,]/.test(box)) return ['the unassigned code point drew nothing'];
+  const missing = [];
+  for (const [low, high] of ranges) {
+    for (let code = low; code <= high; code += 1) {
+      const letter = String.fromCodePoint(code);
+      if (/[\\p{L}\\p{M}\\p{Nd}]/u.test(letter) && draw(letter) === box) missing.push(code.toString(16));
+    }
+  }
+  return missing;
+}"""
+
+
+@pytest.mark.parametrize("lang", list(LETTERS))
+async def test_every_letter_of_the_script_has_a_glyph(live, browser: Browser, lang: str) -> None:  # noqa: F811
+    """On a device with no font of its own for the script (the fixture's),
+    a name such as પ્રજ્ઞેશ shows no box for a letter the catalogs never use."""
+    context = await browser.new_context(viewport=PHONE)
+    page = await context.new_page()
+    await page.goto(f"{live.http}/?lang={lang}")
+    await expect(page.locator("#create-submit")).to_have_text(catalog(lang)["home.create_submit"])
+    ranges, unassigned = LETTERS[lang]
+    missing = await page.evaluate(MISSING_GLYPHS, [FONTS[lang], ranges, unassigned])
+    await context.close()
+    assert missing == [], f"{lang}: no glyph in the bundled font for U+{', U+'.join(missing)}"
