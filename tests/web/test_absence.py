@@ -61,6 +61,7 @@ async def test_the_others_see_a_countdown_then_the_seat_away(live, browser, view
     await expect(ben_page.locator("#leave-room")).to_be_visible()
     ana, ben = await seat_of(ana_page, code), await seat_of(ben_page, code)
     await ana_page.click("#start-game")
+    await expect(ana_page.locator("#game")).to_be_visible()  # the click's request has been answered
     async with httpx.AsyncClient(base_url=live.http) as http:
         # Ana's turns over REST until it is Ben's (the pages stay open)
         while (room := (await http.get(f"/api/rooms/{code}")).json())["game"]["turn"]["player_id"] != ben["playerId"]:
